@@ -1,0 +1,1 @@
+"""Processing provider and algorithms: the engine of the plugin."""

@@ -1,0 +1,1 @@
+"""Widgets: the dock panel and the settings dialog."""
