@@ -1,0 +1,71 @@
+"""The plugin loads, shows its entry points, unloads cleanly and loads again."""
+
+import pytest
+from qgis.core import QgsApplication
+from qgis.PyQt.QtWidgets import QDockWidget
+
+import fleet_street
+
+PROVIDER_ID = "fleetstreet"
+
+
+def _registered() -> bool:
+    return QgsApplication.processingRegistry().providerById(PROVIDER_ID) is not None
+
+
+@pytest.fixture
+def plugin(qgis_iface, qgis_processing):
+    """A started plugin, unloaded at the end if the test did not."""
+    instance = fleet_street.classFactory(qgis_iface)
+    instance.initGui()
+    yield instance
+    if instance.provider is not None:
+        instance.unload()
+
+
+def test_init_gui_adds_dock_actions_toolbar_and_provider(plugin, qgis_iface):
+    assert _registered()
+    assert plugin.dock is not None and isinstance(plugin.dock, QDockWidget)
+    assert [a.objectName() for a in plugin.actions] == [
+        "FleetStreetPanelAction", "FleetStreetSettingsAction"]
+    assert plugin.toolbar.actions() == [plugin.actions[0]]
+    assert not plugin.actions[0].icon().isNull()
+    menu_calls = qgis_iface.addPluginToWebMenu.call_args_list
+    assert [c.args[0] for c in menu_calls[-2:]] == ["&Fleet Street", "&Fleet Street"]
+
+
+def test_panel_action_toggles_the_dock(plugin):
+    window = plugin.iface.mainWindow()
+    plugin.actions[0].setChecked(True)
+    assert plugin.dock.isVisibleTo(window)
+    plugin.actions[0].setChecked(False)
+    assert not plugin.dock.isVisibleTo(window)
+    # closing the dock by its title bar button must uncheck the action (and vice versa)
+    plugin.dock.visibilityChanged.emit(True)
+    assert plugin.actions[0].isChecked()
+
+
+def test_unload_removes_everything_and_loads_again(plugin, qgis_iface):
+    actions = list(plugin.actions)
+    plugin.unload()
+    assert not _registered()
+    assert plugin.dock is None and plugin.toolbar is None and plugin.actions == []
+    removed = [c.args[1] for c in qgis_iface.removePluginWebMenu.call_args_list[-2:]]
+    assert removed == actions
+
+    again = fleet_street.classFactory(qgis_iface)
+    again.initGui()
+    assert _registered()
+    again.unload()
+    assert not _registered()
+
+
+def test_provider_registers_without_iface(qgis_processing):
+    instance = fleet_street.classFactory(None)
+    instance.initProcessing()
+    try:
+        provider = QgsApplication.processingRegistry().providerById(PROVIDER_ID)
+        assert provider is not None and provider.name() == "Fleet Street"
+    finally:
+        instance.unload()
+    assert not _registered()
