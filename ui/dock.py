@@ -1,9 +1,43 @@
-"""The Fleet Street dock panel."""
+"""The Fleet Street dock panel: pick an area and what to fetch, run it in the background."""
 
 from __future__ import annotations
 
-from qgis.gui import QgsDockWidget
-from qgis.PyQt.QtWidgets import QLabel, QVBoxLayout, QWidget
+from qgis.core import (
+    Qgis,
+    QgsApplication,
+    QgsProcessingOutputLayerDefinition,
+    QgsProject,
+    QgsRectangle,
+)
+from qgis.gui import QgsDateEdit, QgsDockWidget, QgsFileWidget, QgsMapToolExtent
+from qgis.PyQt.QtCore import QDate, Qt
+from qgis.PyQt.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QProgressBar,
+    QPushButton,
+    QRadioButton,
+    QScrollArea,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from .area_source import AREA_CHOICES, DRAWN, AreaError, area_input
+from .job_runner import Job, JobRunner
+
+FEATURE_CLASSES = [
+    "speed-sign", "stop-sign", "parking-restriction-sign", "turn-restriction-sign",
+    "highway-sign", "fire-hydrant", "traffic-light", "lane-line",
+]
+TEMPORARY = "TEMPORARY_OUTPUT"
 
 
 class FleetStreetDock(QgsDockWidget):
@@ -12,11 +46,294 @@ class FleetStreetDock(QgsDockWidget):
     def __init__(self, iface, parent=None):
         super().__init__("Fleet Street", parent)
         self.iface = iface
+        self.runner = JobRunner(self)
+        self.runner.progress.connect(self._on_progress)
+        self.runner.message.connect(self._on_message)
+        self.runner.job_finished.connect(self._on_job_finished)
+        self.runner.all_finished.connect(self._on_all_finished)
+        self._drawn: QgsRectangle | None = None
+        self._draw_tool = None
+        self._area_layers = []
+        self._build()
+
+    # --- layout -------------------------------------------------------------------------
+
+    def _build(self) -> None:
         body = QWidget()
         layout = QVBoxLayout(body)
-        layout.addWidget(QLabel("Fleet Street"))
+        layout.addWidget(self._area_group())
+        layout.addWidget(self._data_group())
+        layout.addWidget(self._fleet_group())
+        layout.addWidget(self._output_group())
+
+        buttons = QHBoxLayout()
+        self.fetch_button = QPushButton(QgsApplication.getThemeIcon("/mActionStart.svg"), "Fetch")
+        self.fetch_button.setObjectName("FleetStreetFetch")
+        self.fetch_button.clicked.connect(self.fetch)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.clicked.connect(self.runner.cancel)
+        buttons.addWidget(self.fetch_button, 1)
+        buttons.addWidget(self.cancel_button)
+        layout.addLayout(buttons)
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 100)
+        self.progress.setValue(0)
+        layout.addWidget(self.progress)
+        self.status = QLabel("Choose an area and what to fetch.")
+        self.status.setWordWrap(True)
+        layout.addWidget(self.status)
+
+        balance = QHBoxLayout()
+        self.balance_label = QLabel("Credits: —")
+        refresh = QPushButton("Check balance")
+        refresh.clicked.connect(self.check_balance)
+        balance.addWidget(self.balance_label, 1)
+        balance.addWidget(refresh)
+        layout.addLayout(balance)
         layout.addStretch(1)
-        self.setWidget(body)
+
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(body)
+        self.setWidget(scroll)
+
+    def _area_group(self) -> QGroupBox:
+        group = QGroupBox("Area")
+        form = QFormLayout(group)
+        row = QHBoxLayout()
+        self.area_choice = QComboBox()
+        for key, label in AREA_CHOICES:
+            self.area_choice.addItem(label, key)
+        self.draw_button = QPushButton("Draw")
+        self.draw_button.setToolTip("Drag a rectangle on the map")
+        self.draw_button.clicked.connect(self.start_drawing)
+        row.addWidget(self.area_choice, 1)
+        row.addWidget(self.draw_button)
+        form.addRow(row)
+        self.buffer_m = QDoubleSpinBox()
+        self.buffer_m.setRange(1, 1000)
+        self.buffer_m.setValue(25)
+        self.buffer_m.setSuffix(" m")
+        self.radius_m = QDoubleSpinBox()
+        self.radius_m.setRange(1, 1200)
+        self.radius_m.setValue(100)
+        self.radius_m.setSuffix(" m")
+        form.addRow("Buffer around lines", self.buffer_m)
+        form.addRow("Radius around points", self.radius_m)
+        return group
+
+    def _data_group(self) -> QGroupBox:
+        group = QGroupBox("Street-level data")
+        form = QFormLayout(group)
+        self.want_features = QCheckBox("Map features")
+        self.want_features.setChecked(True)
+        form.addRow(self.want_features)
+        self.classes = QListWidget()
+        self.classes.setMaximumHeight(110)
+        for name in FEATURE_CLASSES:
+            item = QListWidgetItem(name)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(Qt.CheckState.Checked)
+            self.classes.addItem(item)
+        form.addRow("Classes", self.classes)
+        self.min_confidence = QDoubleSpinBox()
+        self.min_confidence.setRange(0, 1)
+        self.min_confidence.setSingleStep(0.05)
+        self.min_confidence.setValue(0.5)
+        form.addRow("Minimum confidence", self.min_confidence)
+        self.want_latest = QCheckBox("Latest imagery (frame points)")
+        self.want_latest.setChecked(True)
+        form.addRow(self.want_latest)
+        self.want_weeks = QCheckBox("Imagery by week")
+        form.addRow(self.want_weeks)
+        weeks = QHBoxLayout()
+        self.week_from = QgsDateEdit()
+        self.week_from.setDate(QDate.currentDate().addDays(-28))
+        self.week_to = QgsDateEdit()
+        self.week_to.setDate(QDate.currentDate())
+        weeks.addWidget(self.week_from)
+        weeks.addWidget(QLabel("to"))
+        weeks.addWidget(self.week_to)
+        form.addRow("Weeks", weeks)
+        self.download_images = QCheckBox("Download images (signed links expire)")
+        self.download_images.setChecked(True)
+        form.addRow(self.download_images)
+        return group
+
+    def _fleet_group(self) -> QGroupBox:
+        group = QGroupBox("Fleet")
+        form = QFormLayout(group)
+        self.want_locations = QCheckBox("Latest device locations")
+        self.want_trips = QCheckBox("Trips")
+        form.addRow(self.want_locations)
+        form.addRow(self.want_trips)
+        dates = QHBoxLayout()
+        self.trips_from = QgsDateEdit()
+        self.trips_from.setDate(QDate.currentDate().addDays(-7))
+        self.trips_to = QgsDateEdit()
+        self.trips_to.setDate(QDate.currentDate())
+        dates.addWidget(self.trips_from)
+        dates.addWidget(QLabel("to"))
+        dates.addWidget(self.trips_to)
+        form.addRow("Trip dates", dates)
+        self.want_rewards = QCheckBox("Weekly rewards for these dates")
+        form.addRow(self.want_rewards)
+        return group
+
+    def _output_group(self) -> QGroupBox:
+        group = QGroupBox("Output")
+        form = QFormLayout(group)
+        self.to_memory = QRadioButton("Temporary layers")
+        self.to_gpkg = QRadioButton("GeoPackage")
+        self.to_memory.setChecked(True)
+        choice = QHBoxLayout()
+        choice.addWidget(self.to_memory)
+        choice.addWidget(self.to_gpkg)
+        form.addRow(choice)
+        self.gpkg = QgsFileWidget()
+        self.gpkg.setStorageMode(QgsFileWidget.StorageMode.SaveFile)
+        self.gpkg.setFilter("GeoPackage (*.gpkg)")
+        form.addRow("File", self.gpkg)
+        self.max_credits = QSpinBox()
+        self.max_credits.setRange(0, 10_000_000)
+        self.max_credits.setSpecialValueText("no limit")
+        self.max_credits.setSuffix(" credits")
+        form.addRow("Budget", self.max_credits)
+        return group
+
+    # --- drawing ------------------------------------------------------------------------
+
+    def start_drawing(self) -> None:
+        """Let the user drag a rectangle on the map canvas."""
+        canvas = self.iface.mapCanvas()
+        self._draw_tool = QgsMapToolExtent(canvas)
+        self._draw_tool.extentChanged.connect(self._on_drawn)
+        canvas.setMapTool(self._draw_tool)
+        self.status.setText("Drag a rectangle on the map.")
+
+    def _on_drawn(self, extent: QgsRectangle) -> None:
+        self._drawn = QgsRectangle(extent)
+        self.area_choice.setCurrentIndex(self.area_choice.findData(DRAWN))
+        self.iface.mapCanvas().unsetMapTool(self._draw_tool)
+        self.status.setText("Rectangle drawn. Press Fetch.")
+
+    # --- running ------------------------------------------------------------------------
+
+    def _destination(self, name: str):
+        """An output definition: a temporary layer or a table in the chosen GeoPackage."""
+        if self.to_gpkg.isChecked() and self.gpkg.filePath():
+            table = name.lower().replace(" ", "_")
+            sink = f"ogr:dbname='{self.gpkg.filePath()}' table=\"{table}\" (geom)"
+        else:
+            sink = TEMPORARY
+        definition = QgsProcessingOutputLayerDefinition(sink, QgsProject.instance())
+        definition.destinationName = name
+        return definition
+
+    def build_jobs(self) -> list[Job]:
+        """Jobs for everything ticked; raises AreaError when the area is unusable."""
+        jobs: list[Job] = []
+        needs_area = any(b.isChecked() for b in (self.want_features, self.want_latest,
+                                                  self.want_weeks))
+        area = None
+        if needs_area:
+            area, keep = area_input(self.area_choice.currentData(), self.iface.activeLayer(),
+                                    self.iface.mapCanvas(), self._drawn)
+            if keep is not None:
+                self._area_layers.append(keep)
+        common = {"INPUT": area, "BUFFER": self.buffer_m.value(),
+                  "RADIUS": self.radius_m.value()}
+        budget = self.max_credits.value() or None
+        download = self.download_images.isChecked()
+        if self.want_features.isChecked():
+            classes = [i for i in range(self.classes.count())
+                       if self.classes.item(i).checkState() == Qt.CheckState.Checked]
+            if not classes:
+                raise AreaError("Tick at least one map feature class.")
+            jobs.append(Job("fleetstreet:fetchmapfeatures", {
+                **common, "CLASSES": classes, "MIN_CONFIDENCE": self.min_confidence.value(),
+                "DOWNLOAD_IMAGES": download, "MAX_CREDITS": budget,
+                "OUTPUT": self._destination("Map features")}, "Map features"))
+        if self.want_latest.isChecked():
+            jobs.append(Job("fleetstreet:fetchlatestimagery", {
+                **common, "HEADINGS": True, "DOWNLOAD_IMAGES": download,
+                "MAX_CREDITS": budget,
+                "OUTPUT": self._destination("Latest imagery")}, "Latest imagery"))
+        if self.want_weeks.isChecked():
+            jobs.append(Job("fleetstreet:fetchimagerybyweek", {
+                **common, "START_DATE": self.week_from.date(), "END_DATE": self.week_to.date(),
+                "DOWNLOAD_IMAGES": download, "MAX_CREDITS": budget,
+                "OUTPUT": self._destination("Imagery by week")}, "Imagery by week"))
+        if self.want_locations.isChecked():
+            jobs.append(Job("fleetstreet:latestlocations", {
+                "OUTPUT": self._destination("Device locations")}, "Device locations"))
+        if self.want_trips.isChecked():
+            jobs.append(Job("fleetstreet:trips", {
+                "START_DATE": self.trips_from.date(), "END_DATE": self.trips_to.date(),
+                "OUTPUT": self._destination("Trips")}, "Trips"))
+        if self.want_rewards.isChecked():
+            jobs.append(Job("fleetstreet:weeklyrewards", {
+                "START_WEEK": self.trips_from.date(), "END_WEEK": self.trips_to.date(),
+                "OUTPUT": self._destination("Weekly rewards")}, "Weekly rewards"))
+        return [self._without_unset(job) for job in jobs]
+
+    @staticmethod
+    def _without_unset(job: Job) -> Job:
+        job.parameters = {k: v for k, v in job.parameters.items() if v is not None}
+        return job
+
+    def fetch(self) -> None:
+        """Start the ticked fetches in the background."""
+        if self.runner.running:
+            return
+        try:
+            jobs = self.build_jobs()
+        except AreaError as exc:
+            self._tell(str(exc), Qgis.MessageLevel.Warning)
+            return
+        if not jobs:
+            self._tell("Tick at least one thing to fetch.", Qgis.MessageLevel.Info)
+            return
+        self.fetch_button.setEnabled(False)
+        self.cancel_button.setEnabled(True)
+        self.progress.setValue(0)
+        self.runner.start(jobs)
+
+    def check_balance(self) -> None:
+        """Read the credit balance in the background."""
+        if self.runner.running:
+            return
+        self.runner.start([Job("fleetstreet:creditbalance", {}, "Credit balance")])
+
+    def _on_progress(self, value: float) -> None:
+        self.progress.setValue(int(value))
+
+    def _on_message(self, text: str) -> None:
+        self.status.setText(text)
+
+    def _on_job_finished(self, job: Job, ok: bool, error: str) -> None:
+        if job.algorithm_id == "fleetstreet:creditbalance" and ok:
+            self.balance_label.setText(f"Credits: {job.results.get('BALANCE', 0):,.0f}")
+            return
+        if ok:
+            self._tell(f"{job.title}: done.", Qgis.MessageLevel.Success)
+        else:
+            self._tell(f"{job.title}: {error}", Qgis.MessageLevel.Critical)
+
+    def _on_all_finished(self, ok: bool) -> None:
+        self.fetch_button.setEnabled(True)
+        self.cancel_button.setEnabled(False)
+        self.progress.setValue(100 if ok else self.progress.value())
+        self._area_layers.clear()
+
+    def _tell(self, text: str, level) -> None:
+        self.status.setText(text)
+        self.iface.messageBar().pushMessage("Fleet Street", text, level=level, duration=8)
 
     def shutdown(self) -> None:
-        """Cancel running work before the plugin unloads."""
+        """Cancel running work and release the map tool before the plugin unloads."""
+        self.runner.cancel()
+        if self._draw_tool is not None:
+            self.iface.mapCanvas().unsetMapTool(self._draw_tool)
+            self._draw_tool = None

@@ -33,7 +33,7 @@ class SettingsDialog(QDialog):
 
         form = QFormLayout()
         self.fleet_url = QLineEdit(self.settings.fleet_url)
-        self.fleet_url.setPlaceholderText("https://… (fleet API base address; paths start with /v1)")
+        self.fleet_url.setPlaceholderText("https://… (fleet API base; paths start with /v1)")
         self.fleet_key = self._key_edit(self.settings.fleet_authcfg)
         self.data_url = QLineEdit(self.settings.data_url)
         self.data_url.setPlaceholderText("https://… (street-level data API base address)")

@@ -1,0 +1,136 @@
+"""Run Processing algorithms one after another in background tasks and load their results."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from qgis.core import (
+    QgsApplication,
+    QgsProcessingAlgRunnerTask,
+    QgsProcessingContext,
+    QgsProcessingFeedback,
+    QgsProject,
+)
+from qgis.PyQt.QtCore import QObject, pyqtSignal
+
+
+class PanelFeedback(QgsProcessingFeedback):
+    """Feedback that also signals info lines and keeps the last error for the panel."""
+
+    info = pyqtSignal(str)
+
+    def __init__(self):
+        super().__init__()
+        self.last_error = ""
+
+    def pushInfo(self, info):  # noqa: N802 - QGIS API name
+        """Log the line and signal it (queued to the main thread)."""
+        super().pushInfo(info)
+        self.info.emit(info)
+
+    def reportError(self, error, fatalError=False):  # noqa: N802,N803 - QGIS API name
+        """Log the error and keep it for the panel's message."""
+        super().reportError(error, fatalError)
+        self.last_error = error
+        self.info.emit(error)
+
+
+@dataclass
+class Job:
+    """One algorithm run: its id, its parameters and a title for messages."""
+
+    algorithm_id: str
+    parameters: dict
+    title: str
+    results: dict = field(default_factory=dict)
+
+
+class JobRunner(QObject):
+    """Queue of algorithm runs; each runs in a QgsProcessingAlgRunnerTask.
+
+    Results are loaded into the project on the main thread by Processing's own
+    post-processing, which also applies the styles the algorithms attach.
+    """
+
+    progress = pyqtSignal(float)
+    message = pyqtSignal(str)
+    job_finished = pyqtSignal(object, bool, str)
+    all_finished = pyqtSignal(bool)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._queue: list[Job] = []
+        self._task = None
+        self._context = None
+        self._feedback = None
+        self._algorithm = None
+        self._ok = True
+
+    @property
+    def running(self) -> bool:
+        """True while a job is queued or running."""
+        return self._task is not None or bool(self._queue)
+
+    def start(self, jobs: list[Job]) -> None:
+        """Queue jobs and start the first one."""
+        self._queue.extend(jobs)
+        self._ok = True
+        if self._task is None:
+            self._next()
+
+    def cancel(self) -> None:
+        """Cancel the running job and drop the queued ones."""
+        self._queue.clear()
+        if self._feedback is not None:
+            self._feedback.cancel()
+
+    def _next(self) -> None:
+        if not self._queue:
+            self._task = None
+            self.all_finished.emit(self._ok)
+            return
+        job = self._queue.pop(0)
+        algorithm = QgsApplication.processingRegistry().createAlgorithmById(job.algorithm_id)
+        if algorithm is None:
+            self._finish(job, False, f"Algorithm {job.algorithm_id} is not available.")
+            return
+        context = QgsProcessingContext()
+        context.setProject(QgsProject.instance())
+        feedback = PanelFeedback()
+        feedback.progressChanged.connect(self.progress.emit)
+        feedback.progressTextChanged.connect(self.message.emit)
+        feedback.info.connect(self.message.emit)
+        task = QgsProcessingAlgRunnerTask(algorithm, job.parameters, context, feedback)
+        task.executed.connect(lambda ok, results, job=job: self._executed(job, ok, results))
+        # the task, its context and feedback must outlive this method (QGIS owns the task
+        # only once added; Python must keep the rest referenced until it ends)
+        self._task, self._context, self._feedback, self._algorithm = (
+            task, context, feedback, algorithm)
+        self.message.emit(f"{job.title}…")
+        QgsApplication.taskManager().addTask(task)
+
+    def _executed(self, job: Job, ok: bool, results: dict) -> None:
+        error = ""
+        if ok:
+            job.results = dict(results)
+            self._load_results()
+        elif self._feedback is not None and self._feedback.isCanceled():
+            error = "Cancelled. What was fetched is kept in the cache; run again to resume."
+        else:
+            error = self._last_error or "The algorithm failed; see the Processing log."
+        self._finish(job, ok, error)
+
+    @property
+    def _last_error(self) -> str:
+        return self._feedback.last_error if self._feedback is not None else ""
+
+    def _load_results(self) -> None:
+        from processing.gui.Postprocessing import handleAlgorithmResults
+
+        handleAlgorithmResults(self._algorithm, self._context, self._feedback)
+
+    def _finish(self, job: Job, ok: bool, error: str) -> None:
+        self._ok = self._ok and ok
+        self._task = None
+        self.job_finished.emit(job, ok, error)
+        self._next()
