@@ -1,0 +1,1 @@
+"""Local emulator of the fleet API and the street-level data API (development only)."""

@@ -1,0 +1,130 @@
+"""The dock panel: area choices, clear messages on bad input, background runs that load layers."""
+
+import time
+
+import pytest
+from qgis.core import (
+    QgsApplication,
+    QgsFeature,
+    QgsGeometry,
+    QgsProject,
+    QgsRectangle,
+    QgsVectorLayer,
+)
+
+from fleet_street.processing_provider.provider import FleetStreetProvider
+from fleet_street.ui.area_source import DRAWN, EXTENT, SELECTED, AreaError
+from fleet_street.ui.dock import FleetStreetDock
+
+BERLIN = "POLYGON((13.400 52.515, 13.410 52.515, 13.410 52.521, 13.400 52.521, 13.400 52.515))"
+
+
+@pytest.fixture
+def provider(qgis_processing):
+    """The Fleet Street provider registered for the test."""
+    registry = QgsApplication.processingRegistry()
+    if registry.providerById("fleetstreet") is None:
+        provider = FleetStreetProvider()
+        registry.addProvider(provider)
+    yield registry.providerById("fleetstreet")
+
+
+@pytest.fixture
+def dock(qgis_iface, qgis_new_project, provider, emulator, monkeypatch, tmp_path):
+    """A panel wired to the emulator through the environment variables."""
+    for name, value in emulator.env().items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("FLEETSTREET_CACHE_DIR", str(tmp_path / "cache"))
+    panel = FleetStreetDock(qgis_iface, qgis_iface.mainWindow())
+    yield panel
+    panel.shutdown()
+    panel.deleteLater()
+
+
+def _polygon_layer(wkt: str = BERLIN, crs: str = "EPSG:4326") -> QgsVectorLayer:
+    layer = QgsVectorLayer(f"Polygon?crs={crs}", "area", "memory")
+    feature = QgsFeature()
+    feature.setGeometry(QgsGeometry.fromWkt(wkt))
+    layer.dataProvider().addFeatures([feature])
+    QgsProject.instance().addMapLayer(layer)
+    return layer
+
+
+def _only(dock, *boxes):
+    for box in (dock.want_features, dock.want_latest, dock.want_weeks, dock.want_locations,
+                dock.want_trips, dock.want_rewards):
+        box.setChecked(box in boxes)
+
+
+def _wait(dock, seconds: float = 60.0) -> None:
+    deadline = time.monotonic() + seconds
+    while dock.runner.running and time.monotonic() < deadline:
+        QgsApplication.processEvents()
+        time.sleep(0.02)
+    assert not dock.runner.running, "the background run did not finish"
+
+
+def test_selected_features_without_a_selection_is_a_clear_message(dock, qgis_iface):
+    layer = _polygon_layer()
+    qgis_iface.setActiveLayer(layer)
+    dock.area_choice.setCurrentIndex(dock.area_choice.findData(SELECTED))
+    with pytest.raises(AreaError, match="No feature of 'area' is selected"):
+        dock.build_jobs()
+    dock.fetch()
+    assert "No feature of 'area' is selected" in dock.status.text()
+    assert not dock.runner.running
+
+
+def test_drawn_area_is_required_before_fetching(dock):
+    dock.area_choice.setCurrentIndex(dock.area_choice.findData(DRAWN))
+    with pytest.raises(AreaError, match="Draw a rectangle"):
+        dock.build_jobs()
+
+
+def test_fetch_runs_in_background_and_loads_styled_layers(dock, qgis_iface):
+    layer = _polygon_layer()
+    layer.selectAll()
+    qgis_iface.setActiveLayer(layer)
+    dock.area_choice.setCurrentIndex(dock.area_choice.findData(SELECTED))
+    _only(dock, dock.want_features, dock.want_latest)
+    dock.download_images.setChecked(False)
+    dock.fetch()
+    assert dock.runner.running and not dock.fetch_button.isEnabled()
+    _wait(dock)
+    names = sorted(lyr.name() for lyr in QgsProject.instance().mapLayers().values())
+    assert "Map features" in names and "Latest imagery" in names
+    features = QgsProject.instance().mapLayersByName("Map features")[0]
+    assert features.featureCount() > 0
+    assert features.renderer().type() == "categorizedSymbol"
+    assert dock.fetch_button.isEnabled()
+
+
+def test_map_extent_in_a_projected_canvas(dock, qgis_iface):
+    from qgis.core import QgsCoordinateReferenceSystem
+
+    canvas = qgis_iface.mapCanvas()
+    canvas.setDestinationCrs(QgsCoordinateReferenceSystem("EPSG:3857"))
+    # the same Berlin block in Web Mercator metres
+    canvas.setExtent(QgsRectangle(1491681, 6884025, 1492795, 6885127))
+    dock.area_choice.setCurrentIndex(dock.area_choice.findData(EXTENT))
+    _only(dock, dock.want_features)
+    dock.fetch()
+    _wait(dock)
+    features = QgsProject.instance().mapLayersByName("Map features")[0]
+    assert features.featureCount() > 0
+    extent = features.extent()
+    assert extent.xMinimum() > 13.39 and extent.xMaximum() < 13.42
+    assert extent.yMinimum() > 52.50 and extent.yMaximum() < 52.53
+
+
+def test_server_error_is_reported_and_no_layer_is_added(dock, qgis_iface, emulator):
+    layer = _polygon_layer()
+    layer.selectAll()
+    qgis_iface.setActiveLayer(layer)
+    emulator.configure(fault_rate=1.0, fault_kinds=["500"])
+    _only(dock, dock.want_features)
+    dock.fetch()
+    _wait(dock, 120)
+    assert not QgsProject.instance().mapLayersByName("Map features")
+    assert "Map features:" in dock.status.text()
+    assert "500" in dock.status.text() or "server" in dock.status.text().lower()
