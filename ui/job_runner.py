@@ -98,7 +98,8 @@ class JobRunner(QObject):
         context.setProject(QgsProject.instance())
         feedback = PanelFeedback()
         feedback.progressChanged.connect(self.progress.emit)
-        feedback.progressTextChanged.connect(self.message.emit)
+        if hasattr(feedback, "progressTextChanged"):  # QGIS >= 3.26
+            feedback.progressTextChanged.connect(self.message.emit)
         feedback.info.connect(self.message.emit)
         task = QgsProcessingAlgRunnerTask(algorithm, job.parameters, context, feedback)
         task.executed.connect(lambda ok, results, job=job: self._executed(job, ok, results))

@@ -5,4 +5,11 @@ from __future__ import annotations
 
 def algorithm_classes() -> list:
     """Every algorithm class the provider registers."""
-    return []
+    from .fleet import FLEET_ALGORITHMS
+
+    classes = list(FLEET_ALGORITHMS)
+    try:
+        from .street import STREET_ALGORITHMS
+    except ImportError:
+        STREET_ALGORITHMS = []
+    return list(STREET_ALGORITHMS) + classes

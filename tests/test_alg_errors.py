@@ -1,0 +1,89 @@
+"""Errors reach the user as Processing errors with the server's message, never as empty layers."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from qgis.core import QgsProcessingException, QgsProject, QgsVectorLayer
+
+# Tests import with --import-mode=importlib: the shared helpers need the folder on the path.
+sys.path.insert(0, str(Path(__file__).parent))
+from test_alg_support import (  # noqa: E402, F401 - fixtures
+    LAT,
+    LON,
+    fs_env,
+    fs_provider,
+    layer,
+    run,
+    square,
+)
+
+
+def test_bad_key_gives_server_message_and_no_layer(fs_provider, fs_env, monkeypatch,  # noqa: F811
+                                                   tmp_path):
+    monkeypatch.setenv("FLEETSTREET_DATA_KEY", "wrong-key")
+    out = tmp_path / "features.gpkg"
+    before = len(QgsProject.instance().mapLayers())
+    with pytest.raises(QgsProcessingException) as info:
+        run("fetchmapfeatures", {"INPUT": layer([square()]), "OUTPUT": str(out)})
+    message = str(info.value)
+    assert "couldn't extract valid API key" in message
+    assert "wrong-key" not in message
+    assert not out.exists()
+    assert len(QgsProject.instance().mapLayers()) == before
+
+
+def test_bad_fleet_key(fs_provider, fs_env, monkeypatch):  # noqa: F811
+    monkeypatch.setenv("FLEETSTREET_FLEET_KEY", "nope")
+    with pytest.raises(QgsProcessingException, match="API key"):
+        run("listdevices", {"OUTPUT": "TEMPORARY_OUTPUT"})
+
+
+def test_server_errors_after_retries(fs_provider, fs_env, tmp_path):  # noqa: F811
+    fs_env.configure(fault_rate=1.0, fault_kinds=["500"])
+    out = tmp_path / "frames.gpkg"
+    with pytest.raises(QgsProcessingException, match="Internal server error"):
+        run("fetchlatestimagery", {"INPUT": layer([square()]), "OUTPUT": str(out)})
+    assert not out.exists()
+
+
+def test_missing_configuration_is_explained(fs_provider, monkeypatch, tmp_path):  # noqa: F811
+    for name in ("FLEETSTREET_DATA_URL", "FLEETSTREET_DATA_KEY", "FLEETSTREET_FLEET_URL",
+                 "FLEETSTREET_FLEET_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    with pytest.raises(QgsProcessingException, match="FLEETSTREET_DATA_URL/FLEETSTREET_DATA_KEY"):
+        run("creditbalance", {})
+    with pytest.raises(QgsProcessingException, match="FLEETSTREET_FLEET_URL"):
+        run("listdevices", {"OUTPUT": "TEMPORARY_OUTPUT"})
+
+
+def test_empty_area_layer_is_an_error(fs_provider, fs_env):  # noqa: F811
+    empty = QgsVectorLayer("Polygon?crs=EPSG:4326", "empty", "memory")
+    with pytest.raises(QgsProcessingException, match="no features"):
+        run("fetchmapfeatures", {"INPUT": empty, "OUTPUT": "TEMPORARY_OUTPUT"})
+
+
+def test_budget_keeps_what_was_fetched(fs_provider, fs_env, tmp_path):  # noqa: F811
+    big = square(dx=0.03, dy=0.02)  # ~11 km²: several tiles
+    out = tmp_path / "partial.gpkg"
+    with pytest.raises(QgsProcessingException, match="budget"):
+        run("fetchmapfeatures", {"INPUT": layer([big]), "MAX_CREDITS": 30,
+                                 "OUTPUT": str(out)})
+    kept = QgsVectorLayer(str(out), "kept", "ogr")
+    assert kept.isValid() and kept.featureCount() > 0
+    # The answers are cached: a second run with a larger budget pays only for the rest.
+    before = fs_env.stats()["credits_used"]
+    results, _ = run("fetchmapfeatures", {"INPUT": layer([big]),
+                                          "OUTPUT": str(tmp_path / "all.gpkg")})
+    full = QgsVectorLayer(results["OUTPUT"], "all", "ogr")
+    assert full.featureCount() >= kept.featureCount()
+    spent = fs_env.stats()["credits_used"] - before
+    assert spent <= full.featureCount() - kept.featureCount() + 1
+
+
+def test_burst_budget_sends_nothing(fs_provider, fs_env):  # noqa: F811
+    pts = layer([f"POINT({LON} {LAT})"], kind="Point")
+    with pytest.raises(QgsProcessingException, match="125"):
+        run("createbursts", {"INPUT": pts, "MAX_CREDITS": 100, "OUTPUT": "TEMPORARY_OUTPUT"})
