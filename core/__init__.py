@@ -1,0 +1,1 @@
+"""Widget-free core of Fleet Street: API clients, models, tiling and the fetch engine."""
