@@ -85,6 +85,9 @@ def main() -> None:
         print(f"tiles fetched {faulty.tiles_fetched}/{faulty.tiles_total}; objects "
               f"{len(faulty.items)} vs {len(baseline.items)} fault-free; identical object for "
               f"object: {'yes' if same else 'NO'}")
+        print(f"credits tallied from responses {faulty.credits_used:.0f}; charged by the "
+              f"emulator {stats['credits_used']} (a response cut off after charging is paid "
+              "for but never seen)")
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ from shapely.ops import transform, unary_union
 from shapely.prepared import prep
 
 from .errors import ValidationError
-from .geo import geodesic_area_km2, polygons_of
+from .geo import geodesic_area_km2
 from .lonlat import make_valid, split_antimeridian, unwrap
 
 WGS84 = "EPSG:4326"
@@ -34,7 +34,7 @@ def parse_crs(crs: Any) -> CRS:
         raise ValidationError(f"Unknown coordinate reference system: {exc}") from None
 
 
-def _densify(geom: Any, max_len: float) -> Any:
+def densify(geom: Any, max_len: float) -> Any:
     """Extra vertices so edges stay true when reprojected (shapely 1.8 has no segmentize)."""
 
     def ring(coords: Sequence[Sequence[float]]) -> list:
@@ -53,7 +53,7 @@ def _densify(geom: Any, max_len: float) -> Any:
 
         return LineString(ring(list(geom.coords)))
     if hasattr(geom, "geoms"):
-        return type(geom)([_densify(g, max_len) for g in geom.geoms]) \
+        return type(geom)([densify(g, max_len) for g in geom.geoms]) \
             if geom.geom_type != "GeometryCollection" else geom
     return geom
 
@@ -65,7 +65,7 @@ def _to_lonlat(geom: Any, crs: CRS) -> Any:
         minx, miny, maxx, maxy = geom.bounds
         extent = max(maxx - minx, maxy - miny)
         if extent > 0:
-            geom = _densify(geom, extent / 64.0)
+            geom = densify(geom, extent / 64.0)
     tr = Transformer.from_crs(crs, WGS84, always_xy=True)
     return transform(tr.transform, geom)
 
@@ -79,7 +79,7 @@ def _buffer_metres(geom: Any, metres: float) -> Any:
     inv = Transformer.from_crs(local, WGS84, always_xy=True)
     buffered = transform(fwd.transform, lonlat).buffer(metres, 32)
     # Long straight edges of a buffered line must stay straight on the ground, not in lon/lat.
-    buffered = _densify(buffered, max(25.0, min(metres, 200.0)))
+    buffered = densify(buffered, max(25.0, min(metres, 200.0)))
     return unwrap(transform(inv.transform, buffered), ref=c.x)
 
 
@@ -121,7 +121,7 @@ class QueryArea:
     @property
     def geojson(self) -> Dict[str, Any]:
         """The area as a GeoJSON geometry in [lon, lat]."""
-        return _plain(mapping(self.geometry))
+        return plain_json(mapping(self.geometry))
 
     def covers(self, lon: Optional[float], lat: Optional[float]) -> bool:
         """True if the point lies in the area (boundary included)."""
@@ -178,8 +178,8 @@ class QueryArea:
                 raise ValidationError("A line needs a buffer in metres to become a query area")
             from shapely.geometry import MultiLineString
 
-            parts.extend(_buffer_metres(MultiLineString(lines) if len(lines) > 1 else lines[0],
-                                        buffer_m) for _ in [0])
+            parts.append(_buffer_metres(MultiLineString(lines) if len(lines) > 1 else lines[0],
+                                        buffer_m))
         if points:
             if not radius_m or radius_m <= 0:
                 raise ValidationError("A point needs a radius in metres to become a query area")
@@ -238,12 +238,12 @@ def _flatten(geom: Any) -> list:
     return [geom]
 
 
-def _plain(obj: Any) -> Any:
+def plain_json(obj: Any) -> Any:
     """GeoJSON mapping with lists instead of tuples, as JSON bodies expect."""
     if isinstance(obj, dict):
-        return {k: _plain(v) for k, v in obj.items()}
+        return {k: plain_json(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
-        return [_plain(v) for v in obj]
+        return [plain_json(v) for v in obj]
     return obj
 
 
@@ -252,4 +252,4 @@ def merge_areas(areas: Sequence[QueryArea]) -> QueryArea:
     return QueryArea.from_unwrapped(unwrap(unary_union([a.geometry for a in areas])))
 
 
-__all__ = ["QueryArea", "local_crs", "parse_crs", "merge_areas", "polygons_of"]
+__all__ = ["QueryArea", "local_crs", "parse_crs", "merge_areas"]

@@ -15,11 +15,11 @@ from typing import Any, Callable, Dict, List, Tuple
 
 from pyproj import Transformer
 from shapely import affinity
-from shapely.geometry import MultiPolygon, Polygon, box, mapping
+from shapely.geometry import MultiPolygon, box, mapping
 from shapely.geometry.polygon import orient
 from shapely.ops import transform
 
-from .area import WGS84, QueryArea, _densify, _plain, local_crs
+from .area import WGS84, QueryArea, densify, local_crs, plain_json
 from .geo import geodesic_area_km2, polygons_of
 from .lonlat import make_valid, split_antimeridian, unwrap
 
@@ -47,7 +47,7 @@ class Tile:
         """GeoJSON Polygon/MultiPolygon body in [lon, lat], exterior rings counter-clockwise."""
         polys = [orient(p, 1.0) for p in polygons_of(self.geometry)]
         geom = polys[0] if len(polys) == 1 else MultiPolygon(polys)
-        return _plain(mapping(geom))
+        return plain_json(mapping(geom))
 
 
 def tile_count(area_km2: float, max_km2: float = 4.5) -> Tuple[int, float]:
@@ -161,7 +161,7 @@ def tile_area(area: QueryArea, max_km2: float = 4.5) -> List[Tile]:
     fwd = Transformer.from_crs(WGS84, crs, always_xy=True)
     inv = Transformer.from_crs(crs, WGS84, always_xy=True)
     # Edges straight in lon/lat bend in the projection: densify so both agree to millimetres.
-    projected = make_valid(transform(fwd.transform, _densify(src, DENSIFY_DEG)))
+    projected = make_valid(transform(fwd.transform, densify(src, DENSIFY_DEG)))
     rotated, angle = _oriented(projected)
     boxes = _cut(rotated, n, projected.area / n)
     tiles: List[Tile] = []
@@ -169,7 +169,7 @@ def tile_area(area: QueryArea, max_km2: float = 4.5) -> List[Tile]:
         # Each tile is the lon/lat area cut by its (slightly overlapping) cell, so the
         # tiles' union is the area itself, with no seam left between neighbours.
         cell = box(x0 - _OVERLAP_M, y0 - _OVERLAP_M, x1 + _OVERLAP_M, y1 + _OVERLAP_M)
-        cell = _densify(affinity.rotate(cell, angle, origin=(0, 0)) if angle else cell,
+        cell = densify(affinity.rotate(cell, angle, origin=(0, 0)) if angle else cell,
                         _CELL_STEP_M)
         region = unwrap(transform(inv.transform, cell), ref=centre.x)
         lonlat = src.intersection(region)
@@ -210,4 +210,4 @@ def _enforce_cap(geom: Any, size: float, cap: float) -> List[Tuple[Any, float]]:
     return out
 
 
-__all__ = ["Tile", "tile_area", "tile_count", "Polygon"]
+__all__ = ["Tile", "tile_area", "tile_count"]

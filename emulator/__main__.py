@@ -20,6 +20,9 @@ def main(argv: list[str] | None = None) -> None:
     # Bind first so that --port 0 can report the port the OS chose.
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    # Accepted connections inherit this; without it every keep-alive request waits ~40 ms
+    # for a delayed ACK (Nagle), which would swamp the latency the benchmarks inject.
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.bind(("127.0.0.1", settings.port))
     settings.port = sock.getsockname()[1]
     app = build_app(settings)

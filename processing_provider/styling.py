@@ -20,6 +20,16 @@ def style_path(name: str) -> str:
     return os.path.join(STYLES_DIR, name if name.endswith(".qml") else name + ".qml")
 
 
+def apply_style(layer, style: str) -> bool:
+    """Load the shipped QML style `style` onto layer; False when it cannot be applied."""
+    path = style_path(style)
+    if not os.path.exists(path):
+        return False
+    _message, ok = layer.loadNamedStyle(path)
+    layer.triggerRepaint()
+    return bool(ok)
+
+
 class StylePostProcessor(QgsProcessingLayerPostProcessorInterface):
     """Loads a QML style onto a result layer once Processing adds it to the project."""
 
@@ -30,9 +40,7 @@ class StylePostProcessor(QgsProcessingLayerPostProcessorInterface):
 
     def postProcessLayer(self, layer, context, feedback):  # noqa: N802 - QGIS API name
         """Apply the style; a missing or broken style only logs a warning."""
-        if layer is None or not os.path.exists(self.path):
+        if layer is None:
             return
-        message, ok = layer.loadNamedStyle(self.path)
-        if not ok and feedback is not None:
-            feedback.pushInfo(f"Could not apply the default style: {message}")
-        layer.triggerRepaint()
+        if not apply_style(layer, self.path) and feedback is not None:
+            feedback.pushInfo(f"Could not apply the default style {self.path}.")

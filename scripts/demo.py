@@ -23,6 +23,8 @@ sys.path.insert(0, str(ROOT))
 # Berlin Mitte, about 9 km²: two to three query tiles
 DEMO_AREA_WKT = ("POLYGON((13.380 52.510, 13.425 52.510, 13.425 52.528, "
                  "13.380 52.528, 13.380 52.510))")
+STYLES = {"map_features": "map_features", "latest_imagery": "frames",
+          "imagery_by_week": "frames", "trips": "trips", "device_locations": "locations"}
 STEPS = [
     ("fleetstreet:fetchmapfeatures", "map_features", {"MIN_CONFIDENCE": 0.5,
                                                       "DOWNLOAD_IMAGES": True}),
@@ -114,13 +116,13 @@ def render(gpkg: pathlib.Path, tables: list[str], png: pathlib.Path) -> None:
     from qgis.PyQt.QtCore import QSize
     from qgis.PyQt.QtGui import QColor
 
-    from fleet_street.processing_provider.styling import apply_default_style
+    from fleet_street.processing_provider.styling import apply_style
 
     layers = []
     for table in tables:
         layer = QgsVectorLayer(f"{gpkg}|layername={table}", table, "ogr")
         if layer.isValid() and layer.featureCount():
-            apply_default_style(layer, table)
+            apply_style(layer, STYLES[table])
             layers.append(layer)
     area = area_layer()
     extent = QgsRectangle(area.extent())

@@ -2,7 +2,36 @@
 
 import os
 
+import pytest
+from qgis.core import QgsApplication
+
 os.environ.setdefault("PROJ_DATA", "/usr/share/proj")
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 pytest_plugins = ["emulator.pytest_plugin"]
+
+
+@pytest.fixture
+def fs_provider(qgis_processing):
+    """The Fleet Street provider registered in the processing registry."""
+    from fleet_street.processing_provider.provider import FleetStreetProvider
+
+    registry = QgsApplication.processingRegistry()
+    provider = registry.providerById("fleetstreet")
+    added = None
+    if provider is None:
+        added = FleetStreetProvider()
+        registry.addProvider(added)
+        provider = added
+    yield provider
+    if added is not None:
+        registry.removeProvider(added)
+
+
+@pytest.fixture
+def fs_env(emulator, monkeypatch, tmp_path):
+    """FLEETSTREET_* variables pointing at the emulator, with a fresh response cache."""
+    for name, value in emulator.env().items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("FLEETSTREET_CACHE_DIR", str(tmp_path / "cache"))
+    return emulator

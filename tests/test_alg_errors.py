@@ -2,23 +2,15 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
-from qgis.core import QgsProcessingException, QgsProject, QgsVectorLayer
-
-# Tests import with --import-mode=importlib: the shared helpers need the folder on the path.
-sys.path.insert(0, str(Path(__file__).parent))
-from test_alg_support import (  # noqa: E402, F401 - fixtures
+from alg_helpers import (
     LAT,
     LON,
-    fs_env,
-    fs_provider,
     layer,
     run,
     square,
 )
+from qgis.core import QgsProcessingException, QgsProject, QgsVectorLayer
 
 
 def test_bad_key_gives_server_message_and_no_layer(fs_provider, fs_env, monkeypatch,  # noqa: F811

@@ -3,22 +3,15 @@
 from __future__ import annotations
 
 import math
-import sys
 from datetime import date, timedelta
-from pathlib import Path
 
-from qgis.core import QgsWkbTypes
-
-# Tests import with --import-mode=importlib: the shared helpers need the folder on the path.
-sys.path.insert(0, str(Path(__file__).parent))
-from test_alg_support import (  # noqa: E402, F401 - fixtures
+from alg_helpers import (
     field_types,
-    fs_env,
-    fs_provider,
     out_layer,
     requests,
     run,
 )
+from qgis.core import QgsWkbTypes
 
 MEM = "TEMPORARY_OUTPUT"
 DEVICE_FIELDS = ["id", "serial_number", "name", "description", "device_model",

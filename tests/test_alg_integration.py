@@ -8,30 +8,24 @@ import os
 import shutil
 import socket
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import pytest
+from alg_helpers import (
+    LAT,
+    LON,
+    layer,
+    out_layer,
+    run,
+    square,
+)
 from qgis.core import (
     QgsProcessingContext,
     QgsProcessingFeedback,
     QgsProcessingModelAlgorithm,
     QgsProject,
     QgsVectorLayer,
-)
-
-# Tests import with --import-mode=importlib: the shared helpers need the folder on the path.
-sys.path.insert(0, str(Path(__file__).parent))
-from test_alg_support import (  # noqa: E402, F401 - fixtures
-    LAT,
-    LON,
-    fs_env,
-    fs_provider,
-    layer,
-    out_layer,
-    run,
-    square,
 )
 
 REPO = Path(__file__).resolve().parent.parent

@@ -4,10 +4,19 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 from pathlib import Path
 
 import pytest
+from alg_helpers import (
+    LAT,
+    LON,
+    field_types,
+    layer,
+    out_layer,
+    requests,
+    run,
+    square,
+)
 from qgis.core import (
     QgsCoordinateReferenceSystem,
     QgsCoordinateTransform,
@@ -17,21 +26,6 @@ from qgis.core import (
     QgsProcessingFeatureSourceDefinition,
     QgsProject,
     QgsWkbTypes,
-)
-
-# Tests import with --import-mode=importlib: the shared helpers need the folder on the path.
-sys.path.insert(0, str(Path(__file__).parent))
-from test_alg_support import (  # noqa: E402, F401 - fixtures
-    LAT,
-    LON,
-    field_types,
-    fs_env,
-    fs_provider,
-    layer,
-    out_layer,
-    requests,
-    run,
-    square,
 )
 
 MEM = "TEMPORARY_OUTPUT"

@@ -12,7 +12,6 @@ from qgis.core import (
     QgsVectorLayer,
 )
 
-from fleet_street.processing_provider.provider import FleetStreetProvider
 from fleet_street.ui.area_source import DRAWN, EXTENT, SELECTED, AreaError
 from fleet_street.ui.dock import FleetStreetDock
 
@@ -20,21 +19,8 @@ BERLIN = "POLYGON((13.400 52.515, 13.410 52.515, 13.410 52.521, 13.400 52.521, 1
 
 
 @pytest.fixture
-def provider(qgis_processing):
-    """The Fleet Street provider registered for the test."""
-    registry = QgsApplication.processingRegistry()
-    if registry.providerById("fleetstreet") is None:
-        provider = FleetStreetProvider()
-        registry.addProvider(provider)
-    yield registry.providerById("fleetstreet")
-
-
-@pytest.fixture
-def dock(qgis_iface, qgis_new_project, provider, emulator, monkeypatch, tmp_path):
+def dock(qgis_iface, qgis_new_project, fs_provider, fs_env):
     """A panel wired to the emulator through the environment variables."""
-    for name, value in emulator.env().items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.setenv("FLEETSTREET_CACHE_DIR", str(tmp_path / "cache"))
     panel = FleetStreetDock(qgis_iface, qgis_iface.mainWindow())
     yield panel
     panel.shutdown()
@@ -88,8 +74,10 @@ def test_fetch_runs_in_background_and_loads_styled_layers(dock, qgis_iface):
     dock.area_choice.setCurrentIndex(dock.area_choice.findData(SELECTED))
     _only(dock, dock.want_features, dock.want_latest)
     dock.download_images.setChecked(False)
+    events = []
+    dock.runner.job_finished.connect(lambda job, ok, err: events.append((job.title, ok, err)))
     dock.fetch()
-    assert dock.runner.running and not dock.fetch_button.isEnabled()
+    assert dock.runner.running and not dock.fetch_button.isEnabled(), events
     _wait(dock)
     names = sorted(lyr.name() for lyr in QgsProject.instance().mapLayers().values())
     assert "Map features" in names and "Latest imagery" in names
@@ -100,12 +88,12 @@ def test_fetch_runs_in_background_and_loads_styled_layers(dock, qgis_iface):
 
 
 def test_map_extent_in_a_projected_canvas(dock, qgis_iface):
-    from qgis.core import QgsCoordinateReferenceSystem
+    from qgis.core import QgsCoordinateReferenceSystem, QgsCoordinateTransform
 
     canvas = qgis_iface.mapCanvas()
     canvas.setDestinationCrs(QgsCoordinateReferenceSystem("EPSG:3857"))
     # the same Berlin block in Web Mercator metres
-    canvas.setExtent(QgsRectangle(1491681, 6884025, 1492795, 6885127))
+    canvas.setExtent(QgsRectangle(1491681, 6893785, 1492794, 6894882))
     dock.area_choice.setCurrentIndex(dock.area_choice.findData(EXTENT))
     _only(dock, dock.want_features)
     dock.fetch()
@@ -113,8 +101,16 @@ def test_map_extent_in_a_projected_canvas(dock, qgis_iface):
     features = QgsProject.instance().mapLayersByName("Map features")[0]
     assert features.featureCount() > 0
     extent = features.extent()
-    assert extent.xMinimum() > 13.39 and extent.xMaximum() < 13.42
-    assert extent.yMinimum() > 52.50 and extent.yMaximum() < 52.53
+    to_wgs84 = QgsCoordinateTransform(canvas.mapSettings().destinationCrs(),
+                                      QgsCoordinateReferenceSystem("EPSG:4326"),
+                                      QgsProject.instance())
+    visible = to_wgs84.transformBoundingBox(canvas.extent())
+    assert 13.38 < visible.xMinimum() < visible.xMaximum() < 13.43  # still Berlin, not metres
+    tolerance = 1e-6
+    assert visible.xMinimum() - tolerance <= extent.xMinimum()
+    assert extent.xMaximum() <= visible.xMaximum() + tolerance
+    assert visible.yMinimum() - tolerance <= extent.yMinimum()
+    assert extent.yMaximum() <= visible.yMaximum() + tolerance
 
 
 def test_server_error_is_reported_and_no_layer_is_added(dock, qgis_iface, emulator):

@@ -300,7 +300,9 @@ class FleetStreetAlgorithm(QgsProcessingAlgorithm):
             raise QgsProcessingException(self.invalidSinkError(parameters, key))
         if context.willLoadLayerOnCompletion(dest_id):
             details = context.layerToLoadOnCompletionDetails(dest_id)
-            details.name = name
+            # a name the caller chose (the panel, a model) wins over the default one
+            if not getattr(parameters.get(key), "destinationName", ""):
+                details.name = name
             if style:
                 processor = StylePostProcessor(style)
                 # Processing keeps only a raw pointer: the instance must hold it.

@@ -1,10 +1,8 @@
-"""Helpers shared by the algorithm tests: provider registration, emulator env, input layers."""
+"""Helpers shared by the algorithm tests: input layers, runs, output checks."""
 
 from __future__ import annotations
 
-import pytest
 from qgis.core import (
-    QgsApplication,
     QgsFeature,
     QgsGeometry,
     QgsProcessingContext,
@@ -19,32 +17,6 @@ LON, LAT = -122.4194, 37.7749
 SQUARE_4326 = (f"POLYGON(({LON - 0.004} {LAT - 0.003}, {LON + 0.004} {LAT - 0.003}, "
                f"{LON + 0.004} {LAT + 0.003}, {LON - 0.004} {LAT + 0.003}, "
                f"{LON - 0.004} {LAT - 0.003}))")
-
-
-@pytest.fixture
-def fs_provider(qgis_processing):
-    """The Fleet Street provider registered in the processing registry."""
-    from fleet_street.processing_provider.provider import FleetStreetProvider
-
-    registry = QgsApplication.processingRegistry()
-    provider = registry.providerById("fleetstreet")
-    added = None
-    if provider is None:
-        added = FleetStreetProvider()
-        registry.addProvider(added)
-        provider = added
-    yield provider
-    if added is not None:
-        registry.removeProvider(added)
-
-
-@pytest.fixture
-def fs_env(emulator, monkeypatch, tmp_path):
-    """FLEETSTREET_* variables pointing at the emulator, with a fresh response cache."""
-    for name, value in emulator.env().items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.setenv("FLEETSTREET_CACHE_DIR", str(tmp_path / "cache"))
-    return emulator
 
 
 def layer(wkt_list, crs="EPSG:4326", kind="Polygon", fields="&field=name:string"):
