@@ -47,6 +47,8 @@ def vendor(dest: pathlib.Path) -> None:
         check=True,
     )
     shutil.rmtree(target / "bin", ignore_errors=True)
+    for tests in [p for p in target.rglob("tests") if p.is_dir()]:
+        shutil.rmtree(tests)
 
 
 def build() -> pathlib.Path:

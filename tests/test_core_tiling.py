@@ -80,12 +80,14 @@ def test_compact_shapes(kind, lat, lon, size_km):
 
 @SLOW
 @given(lat=st.sampled_from([0.0, 60.0, -30.0]), size_km=st.floats(1.0, 12.0),
-       offset=st.floats(-0.5, 0.5))
+       offset=st.floats(-0.8, 0.8))
 def test_antimeridian(lat, size_km, offset):
     shape = metric_shape("square", 180.0, lat, size_km * 1000)
-    # Express the same square with longitudes on both sides of ±180.
-    shifted = transform(lambda x, y: (((x + offset * size_km / 100 + 180) % 360) - 180, y),
-                        shape)
+    # Shift the square by up to 80 % of its half width, so that it still straddles ±180,
+    # and express it with longitudes on both sides.
+    half_width_deg = size_km / 2 / (111.32 * math.cos(math.radians(lat)))
+    shift = offset * half_width_deg
+    shifted = transform(lambda x, y: (((x + shift + 180) % 360) - 180, y), shape)
     area = QueryArea.from_shapely(shifted)
     assert area.crosses_antimeridian
     assert area.area_km2 == pytest.approx(size_km ** 2, rel=0.01)

@@ -24,7 +24,7 @@ from qgis.core import (
 from qgis.PyQt.QtGui import QIcon
 
 from ...core.cancel import CancelToken
-from ...core.errors import FetchCancelled, FleetStreetError, PartialFetchError
+from ...core.errors import FetchCancelled, FleetStreetError
 from ..connection import resolve_profile
 from ..provider import ICON_PATH
 from ..styling import StylePostProcessor
@@ -245,24 +245,26 @@ class FleetStreetAlgorithm(QgsProcessingAlgorithm):
             self.prepareAlgorithm(parameters, context, feedback)
         if self.setup_error is not None:
             raise QgsProcessingException(self.setup_error)
+        # The message is raised outside the except blocks: a chained exception would keep the
+        # failed run's frames, and with them its feature sinks, alive until interpreter exit.
+        error = None
         try:
             with CancelWatcher(feedback) as token:
                 return self.work(parameters, context, feedback, token)
-        except PartialFetchError as exc:
-            raise QgsProcessingException(str(exc)) from None
         except FetchCancelled:
-            if feedback is not None and feedback.isCanceled():
-                feedback.reportError("Cancelled by the user.")
-                raise QgsProcessingException("Cancelled by the user.") from None
-            raise
-        except FleetStreetError as exc:
-            raise QgsProcessingException(str(exc)) from None
+            if feedback is None or not feedback.isCanceled():
+                raise
+            feedback.reportError("Cancelled by the user.")
+            error = "Cancelled by the user."
+        except (FleetStreetError, QgsProcessingException) as exc:
+            error = str(exc)
         finally:
             for item in self.closables:
                 # Closing a pool must not hide the run's own outcome.
                 with contextlib.suppress(Exception):
                     item.close()
             self.closables = []
+        raise QgsProcessingException(error)
 
     def work(self, parameters, context, feedback, cancel: CancelToken) -> Dict[str, Any]:
         """Subclasses do their work here and return the outputs dict."""
