@@ -20,6 +20,11 @@ def style_path(name: str) -> str:
     return os.path.join(STYLES_DIR, name if name.endswith(".qml") else name + ".qml")
 
 
+def release_post_processors() -> None:
+    """Forget the kept post-processors (when no run can still be loading a layer)."""
+    _KEEP_ALIVE.clear()
+
+
 def apply_style(layer, style: str) -> bool:
     """Load the shipped QML style `style` onto layer; False when it cannot be applied."""
     path = style_path(style)

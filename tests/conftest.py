@@ -35,3 +35,32 @@ def fs_env(emulator, monkeypatch, tmp_path):
         monkeypatch.setenv(name, value)
     monkeypatch.setenv("FLEETSTREET_CACHE_DIR", str(tmp_path / "cache"))
     return emulator
+
+
+@pytest.fixture(autouse=True, scope="session")
+def release_plugin_objects(qgis_app):
+    """Drop Python-held QGIS objects while QGIS is still up (its teardown runs after this)."""
+    yield
+    import gc
+
+    from fleet_street.processing_provider import styling
+
+    QgsApplication.taskManager().cancelAll()
+    styling.release_post_processors()
+    gc.collect()
+    flush_canvas_refreshes()
+
+
+def flush_canvas_refreshes(seconds: float = 0.3) -> None:
+    """Let queued map canvas refreshes run now, while the project they read still exists."""
+    import time
+
+    from qgis.utils import iface
+
+    if iface is not None:
+        iface.mapCanvas().setLayers([])
+        iface.mapCanvas().stopRendering()
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        QgsApplication.processEvents()
+        time.sleep(0.01)

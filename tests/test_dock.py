@@ -3,6 +3,7 @@
 import time
 
 import pytest
+from conftest import flush_canvas_refreshes
 from qgis.core import (
     QgsApplication,
     QgsFeature,
@@ -25,6 +26,7 @@ def dock(qgis_iface, qgis_new_project, fs_provider, fs_env):
     yield panel
     panel.shutdown()
     panel.deleteLater()
+    flush_canvas_refreshes()
 
 
 def _polygon_layer(wkt: str = BERLIN, crs: str = "EPSG:4326") -> QgsVectorLayer:

@@ -146,6 +146,7 @@ class FleetStreetAlgorithm(QgsProcessingAlgorithm):
         self.setup_error: Optional[str] = None
         self.post_processors: Dict[str, StylePostProcessor] = {}
         self.closables: List[Any] = []
+        self.sources: Dict[str, Any] = {}
 
     # -- identity -------------------------------------------------------------------------
 
@@ -223,6 +224,7 @@ class FleetStreetAlgorithm(QgsProcessingAlgorithm):
         # A failure is kept for processAlgorithm: an exception raised here reaches
         # processing.run and qgis_process only as a generic "errors executing" message.
         self.profile, self.setup_error = None, None
+        self.snapshot_sources(parameters, context)
         authcfg = ""
         if self.NEEDS_KEY and self.AUTH in parameters:
             authcfg = self.parameterAsString(parameters, self.AUTH, context) or ""
@@ -312,12 +314,31 @@ class FleetStreetAlgorithm(QgsProcessingAlgorithm):
                 details.setPostProcessor(processor)
         return sink, dest_id
 
+    def snapshot_sources(self, parameters, context) -> None:
+        """Take the feature sources on the main thread, where their layers live.
+
+        A QgsProcessingFeatureSource is a thread-safe snapshot of its layer once made, but
+        making it reads the layer, which must not happen on the worker thread.
+        """
+        self.sources = {}
+        for definition in self.parameterDefinitions():
+            if (isinstance(definition, QgsProcessingParameterFeatureSource)
+                    and parameters.get(definition.name()) not in (None, "")):
+                self.sources[definition.name()] = self.parameterAsSource(
+                    parameters, definition.name(), context)
+
+    def source(self, parameters, key: str, context):
+        """The feature source of parameter key: the main-thread snapshot when there is one."""
+        snapshot = self.sources.get(key)
+        return snapshot if snapshot is not None else self.parameterAsSource(
+            parameters, key, context)
+
     def query_area(self, parameters, context, feedback, key: str = "INPUT",
                    required: bool = True):
         """The union of the (selected) input geometries as a core QueryArea in EPSG:4326."""
         from ...core.area import QueryArea
 
-        source = self.parameterAsSource(parameters, key, context)
+        source = self.source(parameters, key, context)
         if source is None:
             if required:
                 raise QgsProcessingException("Choose a query area layer (INPUT).")

@@ -434,7 +434,7 @@ class CreateBursts(StreetAlgorithm):
 
     def work(self, parameters, context, feedback, cancel):
         """Estimate, check the budget, create and write the bursts."""
-        source = self.parameterAsSource(parameters, "INPUT", context)
+        source = self.source(parameters, "INPUT", context)
         if source is None:
             raise QgsProcessingException("Choose a layer of burst locations (INPUT).")
         transform = QgsCoordinateTransform(source.sourceCrs(),
@@ -769,7 +769,7 @@ class UndistortImages(StreetAlgorithm):
         """Undistort every image with a known camera model."""
         from .imaging import undistort_file
 
-        source = self.parameterAsSource(parameters, "INPUT", context)
+        source = self.source(parameters, "INPUT", context)
         if source is None:
             raise QgsProcessingException("Choose the frame layer (INPUT).")
         path_field = self.parameterAsString(parameters, "PATH_FIELD", context) or "image_path"
