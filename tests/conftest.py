@@ -49,6 +49,25 @@ def release_plugin_objects(qgis_app):
     styling.release_post_processors()
     gc.collect()
     flush_canvas_refreshes()
+    delete_python_owned_layers()
+
+
+def delete_python_owned_layers() -> None:
+    """Delete layers Python still owns (tracebacks of expected errors keep test frames).
+
+    Left to interpreter shutdown, they would be destroyed after exitQgis has closed GDAL.
+    """
+    import gc
+
+    from qgis.core import QgsMapLayer
+    from qgis.PyQt import sip
+
+    for obj in gc.get_objects():
+        try:
+            if isinstance(obj, QgsMapLayer) and not sip.isdeleted(obj) and sip.ispyowned(obj):
+                sip.delete(obj)
+        except (RuntimeError, ReferenceError):
+            continue
 
 
 def flush_canvas_refreshes(seconds: float = 0.3) -> None:
