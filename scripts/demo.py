@@ -108,36 +108,64 @@ def run_steps(gpkg: pathlib.Path, images: pathlib.Path) -> list[tuple[str, str]]
 def render(gpkg: pathlib.Path, tables: list[str], png: pathlib.Path) -> None:
     """Render the GeoPackage tables with the plugin's default styles into a PNG."""
     from qgis.core import (
+        QgsCoordinateReferenceSystem,
+        QgsCoordinateTransform,
+        QgsFillSymbol,
         QgsMapRendererParallelJob,
         QgsMapSettings,
+        QgsProject,
         QgsRectangle,
         QgsVectorLayer,
     )
     from qgis.PyQt.QtCore import QSize
-    from qgis.PyQt.QtGui import QColor
+    from qgis.PyQt.QtGui import QColor, QFont, QPainter
 
     from fleet_street.processing_provider.styling import apply_style
 
-    layers = []
+    by_table = {}
     for table in tables:
         layer = QgsVectorLayer(f"{gpkg}|layername={table}", table, "ogr")
         if layer.isValid() and layer.featureCount():
             apply_style(layer, STYLES[table])
-            layers.append(layer)
+            by_table[table] = layer
     area = area_layer()
-    extent = QgsRectangle(area.extent())
-    extent.scale(1.15)
+    area.renderer().setSymbol(QgsFillSymbol.createSimple(
+        {"style": "no", "outline_color": "#333333", "outline_width": "0.6",
+         "outline_style": "dash"}))
+    mercator = QgsCoordinateReferenceSystem("EPSG:3857")
+    to_mercator = QgsCoordinateTransform(area.crs(), mercator, QgsProject.instance())
+    extent = QgsRectangle(to_mercator.transformBoundingBox(area.extent()))
+    extent.scale(1.1)
     settings = QgsMapSettings()
-    # frames and signs on top, trips and the area below
-    settings.setLayers(list(reversed(layers)))
-    settings.setDestinationCrs(layers[0].crs() if layers else area.crs())
+    # first is drawn on top; weekly frames repeat the latest ones' places, so not drawn
+    order = ["device_locations", "map_features", "latest_imagery", "trips"]
+    settings.setLayers([by_table[t] for t in order if t in by_table] + [area])
+    settings.setDestinationCrs(mercator)
     settings.setExtent(extent)
     settings.setOutputSize(QSize(1400, 900))
     settings.setBackgroundColor(QColor("#f4f1ea"))
     job = QgsMapRendererParallelJob(settings)
     job.start()
     job.waitForFinished()
-    job.renderedImage().save(str(png), "PNG")
+    image = job.renderedImage()
+    painter = QPainter(image)
+    painter.setFont(QFont("DejaVu Sans", 14))
+    counts = ", ".join(f"{layer.featureCount()} {t.replace('_', ' ')}"
+                       for t, layer in by_table.items())
+    painter.drawText(16, 28, f"Fleet Street demo (emulator): {counts}")
+    painter.end()
+    image.save(str(png), "PNG")
+
+
+def summarise(gpkg: pathlib.Path, tables: list[str], png: pathlib.Path) -> None:
+    """Print the feature count of each table and where the results are."""
+    from qgis.core import QgsVectorLayer
+
+    print("\nResult:")
+    for table in tables:
+        count = QgsVectorLayer(f"{gpkg}|layername={table}", table, "ogr").featureCount()
+        print(f"  {table:18s} {count:6d} features")
+    print(f"  GeoPackage: {gpkg}\n  Map:        {png}")
 
 
 def main() -> int:
@@ -162,13 +190,8 @@ def main() -> int:
         written = run_steps(gpkg, out / "images")
         png = out / "fleet_street_demo.png"
         render(gpkg, [t for t, _ in written], png)
-        from qgis.core import QgsVectorLayer
-
-        print("\nResult:")
-        for table, _ in written:
-            layer = QgsVectorLayer(f"{gpkg}|layername={table}", table, "ogr")
-            print(f"  {table:18s} {layer.featureCount():6d} features")
-        print(f"  GeoPackage: {gpkg}\n  Map:        {png}")
+        summarise(gpkg, [t for t, _ in written], png)
+        # every layer object is gone by now: layers outliving exitQgis crash on deletion
         app.exitQgis()
     return 0
 
