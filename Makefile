@@ -10,7 +10,7 @@ export PROJ_DATA ?= /usr/share/proj
 export QT_QPA_PLATFORM ?= offscreen
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: help deps apt venv lint test package emulator demo bench clean
+.PHONY: help deps apt venv lint test package emulator demo bench screenshot clean
 
 help:
 	@echo "make demo     fetch a demo area from the local emulator into a GeoPackage and a PNG map"
@@ -57,3 +57,7 @@ bench: deps
 
 clean:
 	rm -rf dist build
+
+screenshot: deps
+	test -f demo_output/fleet_street_demo.gpkg || $(PY) scripts/demo.py
+	$(PY) scripts/screenshot.py
