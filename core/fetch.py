@@ -249,7 +249,12 @@ class FetchEngine:
              ) -> Tuple[List[_Outcome], FetchResult, Optional[PartialFetchError]]:
         result: FetchResult = FetchResult(tiles_total=len(jobs))
         self.cancel.raise_if_cancelled()
-        result.balance_before = self.client.balance()
+        # The balance is read alongside the first tiles rather than before them: it costs no
+        # round trip, and a bad key or an empty balance still stops the run at its first answer.
+        balance_reader = ThreadPoolExecutor(max_workers=1,
+                                            thread_name_prefix="fleetstreet-balance")
+        balance_future = balance_reader.submit(self.client.balance)
+        balance_reader.shutdown(wait=False)
         self._report(0, len(jobs), 0, 0.0, f"Fetching {what}: {len(jobs)} requests")
         outcomes: Dict[int, _Outcome] = {}
         errors: Dict[int, FleetStreetError] = {}
@@ -324,6 +329,11 @@ class FetchEngine:
             # Do not wait for requests in flight: cancel must return at once.
             pool.shutdown(wait=not (result.cancelled or fatal is not None or budget_hit),
                           cancel_futures=True)
+        try:
+            result.balance_before = balance_future.result()
+        except FleetStreetError:
+            if not outcomes:
+                raise  # nothing fetched: the key or the balance is the whole story
         result.credits_remaining = min_remaining
         if unreported and result.tiles_fetched and not result.cancelled:
             try:

@@ -8,7 +8,6 @@ from datetime import date, datetime, timezone
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from qgis.core import (
-    Qgis,
     QgsCoordinateReferenceSystem,
     QgsFeature,
     QgsFeatureSink,
@@ -20,31 +19,7 @@ from qgis.core import (
 )
 from qgis.PyQt.QtCore import QDate, QDateTime, QTimeZone
 
-# QGIS 3.38 moved QgsField to QMetaType.Type; older releases (and Qt5 builds) need QVariant.
-if Qgis.QGIS_VERSION_INT >= 33800:
-    from qgis.PyQt.QtCore import QMetaType
-
-    _TYPES = {
-        "string": QMetaType.Type.QString,
-        "int": QMetaType.Type.Int,
-        "long": QMetaType.Type.LongLong,
-        "double": QMetaType.Type.Double,
-        "bool": QMetaType.Type.Bool,
-        "datetime": QMetaType.Type.QDateTime,
-        "date": QMetaType.Type.QDate,
-    }
-else:
-    from qgis.PyQt.QtCore import QVariant
-
-    _TYPES = {
-        "string": QVariant.String,
-        "int": QVariant.Int,
-        "long": QVariant.LongLong,
-        "double": QVariant.Double,
-        "bool": QVariant.Bool,
-        "datetime": QVariant.DateTime,
-        "date": QVariant.Date,
-    }
+from .compat import FAST_INSERT, FIELD_TYPES
 
 WGS84 = QgsCoordinateReferenceSystem("EPSG:4326")
 CHUNK = 2000
@@ -55,7 +30,7 @@ _MS = datetime(1970, 1, 1, 0, 0, 0, 1000, tzinfo=timezone.utc) - _EPOCH
 
 def field_type(kind: str):
     """The QgsField type for a kind name (string, int, long, double, bool, datetime, date)."""
-    return _TYPES[kind]
+    return FIELD_TYPES[kind]
 
 
 def make_field(name: str, kind: str) -> QgsField:
@@ -116,7 +91,7 @@ def write_features(sink: QgsFeatureSink, features: Iterable[QgsFeature], feedbac
     """Add features to a sink in chunks; return how many were written."""
     count = 0
     batch: List[QgsFeature] = []
-    flag = QgsFeatureSink.FastInsert
+    flag = FAST_INSERT
     for feat in features:
         batch.append(feat)
         if len(batch) >= chunk:

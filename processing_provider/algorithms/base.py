@@ -9,10 +9,8 @@ from typing import Any, Dict, List, Optional
 
 from qgis.core import (
     QgsApplication,
-    QgsCoordinateReferenceSystem,
     QgsFeatureRequest,
     QgsGeometry,
-    QgsProcessing,
     QgsProcessingAlgorithm,
     QgsProcessingException,
     QgsProcessingParameterAuthConfig,
@@ -25,6 +23,14 @@ from qgis.PyQt.QtGui import QIcon
 
 from ...core.cancel import CancelToken
 from ...core.errors import FetchCancelled, FleetStreetError
+from ..compat import (
+    GEOMETRY_LINE,
+    GEOMETRY_POINT,
+    NUMBER_DOUBLE,
+    PARAMETER_ADVANCED,
+    TYPE_VECTOR_ANY,
+    WKT2_2019,
+)
 from ..connection import resolve_profile
 from ..provider import ICON_PATH
 from ..styling import StylePostProcessor
@@ -43,13 +49,8 @@ MISSING = {
 
 
 def advanced(param: QgsProcessingParameterDefinition) -> QgsProcessingParameterDefinition:
-    """Mark a parameter as advanced, across the QGIS 3.x flag renames."""
-    flag = getattr(QgsProcessingParameterDefinition, "FlagAdvanced", None)
-    if flag is None:  # QGIS 4: scoped enum
-        from qgis.core import Qgis
-
-        flag = Qgis.ProcessingParameterFlag.Advanced
-    param.setFlags(param.flags() | flag)
+    """Mark a parameter as advanced, across the QGIS 3.x/4 flag renames."""
+    param.setFlags(param.flags() | PARAMETER_ADVANCED)
     return param
 
 
@@ -203,19 +204,19 @@ class FleetStreetAlgorithm(QgsProcessingAlgorithm):
         """INPUT area source plus BUFFER (lines) and RADIUS (points) in metres."""
         self.addParameter(QgsProcessingParameterFeatureSource(
             "INPUT", "Query area (polygons; lines are buffered, points get a radius)",
-            [QgsProcessing.TypeVectorAnyGeometry], optional=optional))
+            [TYPE_VECTOR_ANY], optional=optional))
         self.addParameter(QgsProcessingParameterNumber(
-            "BUFFER", "Buffer around lines (metres)", QgsProcessingParameterNumber.Double,
+            "BUFFER", "Buffer around lines (metres)", NUMBER_DOUBLE,
             25.0, minValue=0.0))
         self.addParameter(QgsProcessingParameterNumber(
-            "RADIUS", "Radius around points (metres)", QgsProcessingParameterNumber.Double,
+            "RADIUS", "Radius around points (metres)", NUMBER_DOUBLE,
             50.0, minValue=0.0))
 
     def add_budget_parameter(self) -> None:
         """MAX_CREDITS: optional credit budget (0 = no limit)."""
         self.addParameter(QgsProcessingParameterNumber(
             "MAX_CREDITS", "Maximum credits to spend (0 = no limit)",
-            QgsProcessingParameterNumber.Double, 0.0, optional=True, minValue=0.0))
+            NUMBER_DOUBLE, 0.0, optional=True, minValue=0.0))
 
     # -- run ------------------------------------------------------------------------------
 
@@ -358,11 +359,11 @@ class FleetStreetAlgorithm(QgsProcessingAlgorithm):
             raise QgsProcessingException("The query area geometries could not be combined.")
         gtype = QgsWkbTypes.geometryType(union.wkbType())
         buffer_m = radius_m = None
-        if gtype == QgsWkbTypes.LineGeometry:
+        if gtype == GEOMETRY_LINE:
             buffer_m = self.parameterAsDouble(parameters, "BUFFER", context) or None
             if not buffer_m:
                 raise QgsProcessingException("Lines need a buffer above 0 metres (BUFFER).")
-        elif gtype == QgsWkbTypes.PointGeometry:
+        elif gtype == GEOMETRY_POINT:
             radius_m = self.parameterAsDouble(parameters, "RADIUS", context) or None
             if not radius_m:
                 raise QgsProcessingException("Points need a radius above 0 metres (RADIUS).")
@@ -372,7 +373,7 @@ class FleetStreetAlgorithm(QgsProcessingAlgorithm):
         authid = crs.authid()
         # USER: and other QGIS-only ids mean nothing to PROJ: send the full definition.
         crs_text = authid if authid.split(":")[0] in ("EPSG", "ESRI", "IGNF", "OGC") \
-            else crs.toWkt(QgsCoordinateReferenceSystem.WKT2_2019)
+            else crs.toWkt(WKT2_2019)
         flat = QgsGeometry(union)
         flat.get().dropZValue()  # shapely 1.8 (system Python of qgis_process) reads 2D WKB best
         flat.get().dropMValue()

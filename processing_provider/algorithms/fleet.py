@@ -10,16 +10,23 @@ from qgis.core import (
     QgsFeature,
     QgsGeometry,
     QgsPoint,
-    QgsProcessing,
     QgsProcessingException,
     QgsProcessingParameterDateTime,
     QgsProcessingParameterFeatureSink,
     QgsProcessingParameterString,
-    QgsWkbTypes,
 )
 
 from ...core.errors import NotFoundError
 from ...core.weeks import snap_to_monday, weeks_between
+from ..compat import (
+    DATETIME_DATE,
+    TYPE_VECTOR,
+    TYPE_VECTOR_LINE,
+    TYPE_VECTOR_POINT,
+    WKB_LINESTRING,
+    WKB_NO_GEOMETRY,
+    WKB_POINT,
+)
 from ..fields import make_fields, qdate, qdatetime, write_features
 from .base import FleetStreetAlgorithm
 
@@ -101,9 +108,9 @@ class FleetAlgorithm(FleetStreetAlgorithm):
     def add_date_range(self, start="START_DATE", end="END_DATE", what="date") -> None:
         """Two date parameters."""
         self.addParameter(QgsProcessingParameterDateTime(
-            start, f"Start {what}", QgsProcessingParameterDateTime.Date))
+            start, f"Start {what}", DATETIME_DATE))
         self.addParameter(QgsProcessingParameterDateTime(
-            end, f"End {what} (inclusive)", QgsProcessingParameterDateTime.Date))
+            end, f"End {what} (inclusive)", DATETIME_DATE))
 
     def date_param(self, parameters, name, context):
         """A date parameter as a Python date; a clear error when missing."""
@@ -124,14 +131,14 @@ class ListDevices(FleetAlgorithm):
     def init_parameters(self):
         """OUTPUT table."""
         self.addParameter(QgsProcessingParameterFeatureSink(
-            "OUTPUT", "Fleet devices", QgsProcessing.TypeVector))
+            "OUTPUT", "Fleet devices", TYPE_VECTOR))
 
     def work(self, parameters, context, feedback, cancel):
         """Fetch and write the devices."""
         with self.fleet_client(cancel) as client:
             devices = client.devices()
         fields = make_fields(DEVICE_SPEC)
-        sink, dest = self.sink(parameters, context, fields, QgsWkbTypes.NoGeometry,
+        sink, dest = self.sink(parameters, context, fields, WKB_NO_GEOMETRY,
                                "Fleet devices")
         rows = []
         for d in devices:
@@ -157,7 +164,7 @@ class LatestLocations(FleetAlgorithm):
         """DEVICES and OUTPUT points."""
         self.add_devices_parameter()
         self.addParameter(QgsProcessingParameterFeatureSink(
-            "OUTPUT", "Latest locations", QgsProcessing.TypeVectorPoint))
+            "OUTPUT", "Latest locations", TYPE_VECTOR_POINT))
 
     def work(self, parameters, context, feedback, cancel):
         """Fetch every location in parallel and write them."""
@@ -177,7 +184,7 @@ class LatestLocations(FleetAlgorithm):
             with ThreadPoolExecutor(max(1, self.profile.concurrency)) as pool:
                 locations = list(pool.map(one, ids))
         fields = make_fields(LOCATION_SPEC)
-        sink, dest = self.sink(parameters, context, fields, QgsWkbTypes.Point,
+        sink, dest = self.sink(parameters, context, fields, WKB_POINT,
                                "Latest locations", style="locations")
         rows = []
         for device_id, loc in zip(ids, locations):
@@ -209,9 +216,9 @@ class Trips(FleetAlgorithm):
         self.add_devices_parameter()
         self.add_date_range()
         self.addParameter(QgsProcessingParameterFeatureSink(
-            "OUTPUT", "Trips", QgsProcessing.TypeVectorLine))
+            "OUTPUT", "Trips", TYPE_VECTOR_LINE))
         self.addParameter(QgsProcessingParameterFeatureSink(
-            "OUTPUT_STOPS", "Trip stops", QgsProcessing.TypeVectorPoint, optional=True,
+            "OUTPUT_STOPS", "Trip stops", TYPE_VECTOR_POINT, optional=True,
             createByDefault=False))
 
     def work(self, parameters, context, feedback, cancel):
@@ -229,10 +236,10 @@ class Trips(FleetAlgorithm):
                 results.append((device_id, client.trips(device_id, start, end)))
                 feedback.setProgress(80.0 * (i + 1) / max(1, len(ids)))
         fields = make_fields(TRIP_SPEC)
-        sink, dest = self.sink(parameters, context, fields, QgsWkbTypes.LineString, "Trips",
+        sink, dest = self.sink(parameters, context, fields, WKB_LINESTRING, "Trips",
                                style="trips")
         stop_fields = make_fields(STOP_SPEC)
-        stops_sink, stops_dest = self.sink(parameters, context, stop_fields, QgsWkbTypes.Point,
+        stops_sink, stops_dest = self.sink(parameters, context, stop_fields, WKB_POINT,
                                            "Trip stops", key="OUTPUT_STOPS", optional=True)
         rows, stop_rows, seen_stops = [], [], set()
         total_km = 0.0
@@ -313,7 +320,7 @@ class WeeklyRewards(FleetAlgorithm):
         """START_WEEK, END_WEEK and OUTPUT table."""
         self.add_date_range("START_WEEK", "END_WEEK", "week (Monday)")
         self.addParameter(QgsProcessingParameterFeatureSink(
-            "OUTPUT", "Weekly rewards", QgsProcessing.TypeVector))
+            "OUTPUT", "Weekly rewards", TYPE_VECTOR))
 
     def work(self, parameters, context, feedback, cancel):
         """Fetch each week's rewards and write the table."""
@@ -335,7 +342,7 @@ class WeeklyRewards(FleetAlgorithm):
                 results.append((monday, client.network_rewards(monday, snap=True)))
                 feedback.setProgress(90.0 * (i + 1) / len(weeks))
         fields = make_fields(REWARD_SPEC)
-        sink, dest = self.sink(parameters, context, fields, QgsWkbTypes.NoGeometry,
+        sink, dest = self.sink(parameters, context, fields, WKB_NO_GEOMETRY,
                                "Weekly rewards")
         rows = []
         for monday, result in results:

@@ -13,7 +13,6 @@ from qgis.core import (
     QgsFeatureRequest,
     QgsGeometry,
     QgsPoint,
-    QgsProcessing,
     QgsProcessingException,
     QgsProcessingOutputNumber,
     QgsProcessingParameterBoolean,
@@ -29,6 +28,20 @@ from qgis.core import (
 )
 
 from ...core.errors import PartialFetchError
+from ..compat import (
+    DATETIME_DATE,
+    FILE_FOLDER,
+    GEOMETRY_POINT,
+    NUMBER_DOUBLE,
+    REQUEST_NO_GEOMETRY,
+    TYPE_VECTOR,
+    TYPE_VECTOR_LINE,
+    TYPE_VECTOR_POINT,
+    TYPE_VECTOR_POLYGON,
+    WKB_LINESTRING,
+    WKB_NO_GEOMETRY,
+    WKB_POINT,
+)
 from ..fields import (
     frame_features,
     frame_fields,
@@ -114,7 +127,7 @@ class StreetAlgorithm(FleetStreetAlgorithm):
             "DOWNLOAD_IMAGES", "Download the images (signed URLs expire)", False))
         self.addParameter(QgsProcessingParameterFile(
             "IMAGE_FOLDER", "Image folder (default: a temporary folder)",
-            behavior=QgsProcessingParameterFile.Folder, optional=True))
+            behavior=FILE_FOLDER, optional=True))
 
     def engine(self, cancel, feedback, parameters=None, context=None):
         """A FetchEngine for this run, with the response cache and the credit budget."""
@@ -204,7 +217,7 @@ class StreetAlgorithm(FleetStreetAlgorithm):
             paths = self.download(parameters, context, feedback, cancel,
                                   {frame_key(f): f.url for f in frames if f.url}, folder)
         fields = frame_fields(extra_spec)
-        sink, dest = self.sink(parameters, context, fields, QgsWkbTypes.Point, name,
+        sink, dest = self.sink(parameters, context, fields, WKB_POINT, name,
                                style="frames", key=key)
         write_features(sink, frame_features(frames, fields, paths, extra), feedback)
         return dest
@@ -219,7 +232,7 @@ class StreetAlgorithm(FleetStreetAlgorithm):
                                   {f.id: f.image_url for f in features if f.id and f.image_url},
                                   folder)
         fields, plan = map_feature_fields(features)
-        sink, dest = self.sink(parameters, context, fields, QgsWkbTypes.Point, name,
+        sink, dest = self.sink(parameters, context, fields, WKB_POINT, name,
                                style="map_features", key=key)
         write_features(sink, map_feature_features(features, fields, plan, paths), feedback)
         return dest
@@ -246,12 +259,12 @@ class FetchMapFeatures(StreetAlgorithm):
             "CLASSES", "Feature classes (none chosen = all)", FEATURE_CLASSES,
             allowMultiple=True, optional=True, defaultValue=[]))
         self.addParameter(QgsProcessingParameterNumber(
-            "MIN_CONFIDENCE", "Minimum confidence (0-1)", QgsProcessingParameterNumber.Double,
+            "MIN_CONFIDENCE", "Minimum confidence (0-1)", NUMBER_DOUBLE,
             0.0, minValue=0.0, maxValue=1.0))
         self.add_download_parameters()
         self.add_budget_parameter()
         self.addParameter(QgsProcessingParameterFeatureSink(
-            "OUTPUT", "Map features", QgsProcessing.TypeVectorPoint))
+            "OUTPUT", "Map features", TYPE_VECTOR_POINT))
 
     def work(self, parameters, context, feedback, cancel):
         """Fetch, filter and write the features."""
@@ -287,7 +300,7 @@ class FetchLatestImagery(StreetAlgorithm):
         self.add_download_parameters()
         self.add_budget_parameter()
         self.addParameter(QgsProcessingParameterFeatureSink(
-            "OUTPUT", "Imagery frames", QgsProcessing.TypeVectorPoint))
+            "OUTPUT", "Imagery frames", TYPE_VECTOR_POINT))
 
     def work(self, parameters, context, feedback, cancel):
         """Fetch and write the frames."""
@@ -318,14 +331,14 @@ class FetchImageryByWeek(StreetAlgorithm):
         self.add_area_parameters()
         self.addParameter(QgsProcessingParameterDateTime(
             "START_DATE", "Start date (any day of the first week)",
-            QgsProcessingParameterDateTime.Date))
+            DATETIME_DATE))
         self.addParameter(QgsProcessingParameterDateTime(
             "END_DATE", "End date (empty = only the start week)",
-            QgsProcessingParameterDateTime.Date, optional=True))
+            DATETIME_DATE, optional=True))
         self.add_download_parameters()
         self.add_budget_parameter()
         self.addParameter(QgsProcessingParameterFeatureSink(
-            "OUTPUT", "Imagery frames by week", QgsProcessing.TypeVectorPoint))
+            "OUTPUT", "Imagery frames by week", TYPE_VECTOR_POINT))
 
     def work(self, parameters, context, feedback, cancel):
         """Fetch each week's frames and write them."""
@@ -368,9 +381,9 @@ class FetchMapData(StreetAlgorithm):
         self.addParameter(QgsProcessingParameterBoolean("IMAGERY", "Retrieve imagery", True))
         self.add_budget_parameter()
         self.addParameter(QgsProcessingParameterFeatureSink(
-            "OUTPUT", "Map features", QgsProcessing.TypeVectorPoint))
+            "OUTPUT", "Map features", TYPE_VECTOR_POINT))
         self.addParameter(QgsProcessingParameterFeatureSink(
-            "OUTPUT_IMAGERY", "Imagery frames", QgsProcessing.TypeVectorPoint))
+            "OUTPUT_IMAGERY", "Imagery frames", TYPE_VECTOR_POINT))
 
     def work(self, parameters, context, feedback, cancel):
         """Fetch and write both layers."""
@@ -404,7 +417,7 @@ def _burst_rows(fields, bursts) -> List[QgsFeature]:
             (b.geojson or {}).get("type"), to_json(b.geojson),
         ])
         if geom is not None and not geom.isNull():
-            if QgsWkbTypes.geometryType(geom.wkbType()) != QgsWkbTypes.PointGeometry:
+            if QgsWkbTypes.geometryType(geom.wkbType()) != GEOMETRY_POINT:
                 geom = geom.pointOnSurface()
             f.setGeometry(geom)
         rows.append(f)
@@ -427,10 +440,10 @@ class CreateBursts(StreetAlgorithm):
         """INPUT points or polygons, MAX_CREDITS, OUTPUT."""
         self.addParameter(QgsProcessingParameterFeatureSource(
             "INPUT", "Burst locations (points or polygons)",
-            [QgsProcessing.TypeVectorPoint, QgsProcessing.TypeVectorPolygon]))
+            [TYPE_VECTOR_POINT, TYPE_VECTOR_POLYGON]))
         self.add_budget_parameter()
         self.addParameter(QgsProcessingParameterFeatureSink(
-            "OUTPUT", "Created bursts", QgsProcessing.TypeVectorPoint))
+            "OUTPUT", "Created bursts", TYPE_VECTOR_POINT))
 
     def work(self, parameters, context, feedback, cancel):
         """Estimate, check the budget, create and write the bursts."""
@@ -469,7 +482,7 @@ class CreateBursts(StreetAlgorithm):
         if not answer.success:
             raise QgsProcessingException("The service did not accept the burst request.")
         fields = make_fields(BURST_SPEC)
-        sink, dest = self.sink(parameters, context, fields, QgsWkbTypes.Point, "Created bursts",
+        sink, dest = self.sink(parameters, context, fields, WKB_POINT, "Created bursts",
                                style="bursts")
         write_features(sink, _burst_rows(fields, answer.bursts), feedback)
         if answer.credits_remaining is not None:
@@ -490,14 +503,14 @@ class ListBursts(StreetAlgorithm):
     def init_parameters(self):
         """OUTPUT."""
         self.addParameter(QgsProcessingParameterFeatureSink(
-            "OUTPUT", "Bursts", QgsProcessing.TypeVectorPoint))
+            "OUTPUT", "Bursts", TYPE_VECTOR_POINT))
 
     def work(self, parameters, context, feedback, cancel):
         """List and write the bursts."""
         with self.data_client(cancel) as client:
             bursts = client.all_bursts()
         fields = make_fields(BURST_SPEC)
-        sink, dest = self.sink(parameters, context, fields, QgsWkbTypes.Point, "Bursts",
+        sink, dest = self.sink(parameters, context, fields, WKB_POINT, "Bursts",
                                style="bursts")
         write_features(sink, _burst_rows(fields, bursts), feedback)
         hits = sum(1 for b in bursts if b.is_hit)
@@ -520,12 +533,12 @@ class FetchBurstImagery(StreetAlgorithm):
             "BURST_IDS", "Burst ids, comma separated (empty = every mapped burst)",
             optional=True))
         self.addParameter(QgsProcessingParameterNumber(
-            "RADIUS", "Radius around point bursts (metres)", QgsProcessingParameterNumber.Double,
+            "RADIUS", "Radius around point bursts (metres)", NUMBER_DOUBLE,
             50.0, minValue=1.0))
         self.add_download_parameters()
         self.add_budget_parameter()
         self.addParameter(QgsProcessingParameterFeatureSink(
-            "OUTPUT", "Burst imagery frames", QgsProcessing.TypeVectorPoint))
+            "OUTPUT", "Burst imagery frames", TYPE_VECTOR_POINT))
 
     def work(self, parameters, context, feedback, cancel):
         """Fetch the frames of every hit burst."""
@@ -599,16 +612,16 @@ class SearchAIEvents(StreetAlgorithm):
         """Optional INPUT area, dates, TYPES, OUTPUT and optional OUTPUT_TRACKS."""
         self.add_area_parameters(optional=True)
         self.addParameter(QgsProcessingParameterDateTime(
-            "START_DATE", "Start date", QgsProcessingParameterDateTime.Date))
+            "START_DATE", "Start date", DATETIME_DATE))
         self.addParameter(QgsProcessingParameterDateTime(
-            "END_DATE", "End date (inclusive)", QgsProcessingParameterDateTime.Date))
+            "END_DATE", "End date (inclusive)", DATETIME_DATE))
         self.addParameter(QgsProcessingParameterEnum(
             "TYPES", "Event types (none chosen = all)", AI_EVENT_TYPES, allowMultiple=True,
             optional=True, defaultValue=[]))
         self.addParameter(QgsProcessingParameterFeatureSink(
-            "OUTPUT", "AI events", QgsProcessing.TypeVectorPoint))
+            "OUTPUT", "AI events", TYPE_VECTOR_POINT))
         self.addParameter(QgsProcessingParameterFeatureSink(
-            "OUTPUT_TRACKS", "AI event tracks", QgsProcessing.TypeVectorLine, optional=True,
+            "OUTPUT_TRACKS", "AI event tracks", TYPE_VECTOR_LINE, optional=True,
             createByDefault=False))
 
     def work(self, parameters, context, feedback, cancel):
@@ -636,7 +649,7 @@ class SearchAIEvents(StreetAlgorithm):
             events = client.search_ai_events(start, end, types=types, polygon=polygon)
             feedback.pushInfo(f"{len(events)} AI events.")
             fields = make_fields(EVENT_SPEC)
-            sink, dest = self.sink(parameters, context, fields, QgsWkbTypes.Point, "AI events",
+            sink, dest = self.sink(parameters, context, fields, WKB_POINT, "AI events",
                                    style="ai_events")
             rows = []
             for e in events:
@@ -653,7 +666,7 @@ class SearchAIEvents(StreetAlgorithm):
             write_features(sink, rows, feedback)
             out = {"OUTPUT": dest}
             track_fields = make_fields(TRACK_SPEC)
-            tsink, tdest = self.sink(parameters, context, track_fields, QgsWkbTypes.LineString,
+            tsink, tdest = self.sink(parameters, context, track_fields, WKB_LINESTRING,
                                      "AI event tracks", key="OUTPUT_TRACKS", optional=True)
             if tsink is not None:
                 from concurrent.futures import ThreadPoolExecutor
@@ -720,14 +733,14 @@ class CameraIntrinsics(StreetAlgorithm):
     def init_parameters(self):
         """OUTPUT table."""
         self.addParameter(QgsProcessingParameterFeatureSink(
-            "OUTPUT", "Camera intrinsics", QgsProcessing.TypeVector))
+            "OUTPUT", "Camera intrinsics", TYPE_VECTOR))
 
     def work(self, parameters, context, feedback, cancel):
         """Fetch and write the intrinsics."""
         with self.data_client(cancel) as client:
             models = client.camera_intrinsics()
         fields = make_fields(INTRINSICS_SPEC)
-        sink, dest = self.sink(parameters, context, fields, QgsWkbTypes.NoGeometry,
+        sink, dest = self.sink(parameters, context, fields, WKB_NO_GEOMETRY,
                                "Camera intrinsics")
         rows = []
         for name in sorted(models):
@@ -756,7 +769,7 @@ class UndistortImages(StreetAlgorithm):
         from qgis.core import QgsProcessingParameterField, QgsProcessingParameterFolderDestination
 
         self.addParameter(QgsProcessingParameterFeatureSource(
-            "INPUT", "Frames with downloaded images", [QgsProcessing.TypeVector]))
+            "INPUT", "Frames with downloaded images", [TYPE_VECTOR]))
         self.addParameter(advanced(QgsProcessingParameterField(
             "PATH_FIELD", "Image path field", "image_path", "INPUT", optional=True)))
         self.addParameter(advanced(QgsProcessingParameterField(
@@ -781,7 +794,7 @@ class UndistortImages(StreetAlgorithm):
         folder = self.parameterAsString(parameters, "OUTPUT_FOLDER", context)
         os.makedirs(folder, exist_ok=True)
         jobs = []
-        request = QgsFeatureRequest().setFlags(QgsFeatureRequest.NoGeometry)
+        request = QgsFeatureRequest().setFlags(REQUEST_NO_GEOMETRY)
         request.setSubsetOfAttributes([path_field, device_field], source.fields())
         for feat in source.getFeatures(request):
             path, model = feat[path_field], feat[device_field]
