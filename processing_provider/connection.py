@@ -89,7 +89,13 @@ def key_from_authcfg(authcfg: str) -> str:
     if not authcfg:
         return ""
     config = QgsAuthMethodConfig()
-    if not QgsApplication.authManager().loadAuthenticationConfig(authcfg, config, True):
+    manager = QgsApplication.authManager()
+    if authcfg not in manager.configIds():
+        raise ValidationError(
+            f"The authentication configuration '{authcfg}' could not be read: it does not "
+            "exist. Choose another one or enter the key again in Connection Settings."
+        )
+    if not manager.loadAuthenticationConfig(authcfg, config, True) or not config.isValid():
         raise ValidationError(
             f"The authentication configuration '{authcfg}' could not be read. "
             "Unlock the QGIS authentication database or choose another configuration."

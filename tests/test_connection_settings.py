@@ -1,0 +1,87 @@
+"""Keys live in the QGIS auth database; settings keep only ids; profiles resolve from both."""
+
+import pytest
+from qgis.core import QgsApplication, QgsSettings
+
+from fleet_street.core.errors import ValidationError
+from fleet_street.processing_provider.connection import (
+    SETTINGS_GROUP,
+    StoredSettings,
+    key_from_authcfg,
+    resolve_profile,
+    store_key,
+)
+
+SECRET = "sk-test-0123456789abcdef"
+
+
+@pytest.fixture
+def auth_db(qgis_app):
+    """An unlocked auth database (a throw-away one: pytest-qgis uses its own config dir)."""
+    manager = QgsApplication.authManager()
+    if not manager.masterPasswordIsSet():
+        assert manager.setMasterPassword("fleet-street-tests", True)
+    return manager
+
+
+@pytest.fixture
+def clean_settings(monkeypatch):
+    """No saved Fleet Street settings and no FLEETSTREET_* variables around the test."""
+    for name in ("FLEETSTREET_FLEET_URL", "FLEETSTREET_DATA_URL", "FLEETSTREET_FLEET_KEY",
+                 "FLEETSTREET_DATA_KEY", "FLEETSTREET_MCP_URL"):
+        monkeypatch.delenv(name, raising=False)
+    settings = QgsSettings()
+    settings.remove(SETTINGS_GROUP)
+    yield
+    settings.remove(SETTINGS_GROUP)
+
+
+def _all_settings_text() -> str:
+    settings = QgsSettings()
+    settings.beginGroup(SETTINGS_GROUP)
+    values = {k: settings.value(k) for k in settings.allKeys()}
+    settings.endGroup()
+    return repr(values)
+
+
+def test_key_goes_to_auth_db_and_only_its_id_to_settings(auth_db, clean_settings):
+    authcfg = store_key(SECRET, "Fleet Street data API")
+    assert len(authcfg) == 7
+    stored = StoredSettings(data_url="http://127.0.0.1:9/api/developer", data_authcfg=authcfg)
+    stored.save()
+    assert SECRET not in _all_settings_text()
+    assert authcfg in _all_settings_text()
+    assert key_from_authcfg(authcfg) == SECRET
+
+    profile = resolve_profile()
+    assert profile.data_key == SECRET
+    assert profile.data_url == "http://127.0.0.1:9/api/developer"
+    assert profile.mcp_url == "http://127.0.0.1:9/api/developer/mcp"
+    assert SECRET not in repr(profile)
+
+
+def test_updating_a_key_keeps_its_id(auth_db, clean_settings):
+    authcfg = store_key("old-key", "Fleet Street fleet API")
+    assert store_key("new-key", "Fleet Street fleet API", authcfg) == authcfg
+    assert key_from_authcfg(authcfg) == "new-key"
+
+
+def test_auth_parameter_overrides_the_stored_key(auth_db, clean_settings):
+    stored_id = store_key("stored-key", "stored")
+    other_id = store_key("chosen-key", "chosen")
+    StoredSettings(fleet_url="http://127.0.0.1:9", fleet_authcfg=stored_id).save()
+    assert resolve_profile(api="fleet").fleet_key == "stored-key"
+    assert resolve_profile(other_id, api="fleet").fleet_key == "chosen-key"
+
+
+def test_environment_applies_when_nothing_is_saved(clean_settings, monkeypatch):
+    monkeypatch.setenv("FLEETSTREET_DATA_URL", "http://127.0.0.1:9/api/developer")
+    monkeypatch.setenv("FLEETSTREET_DATA_KEY", "env-key")
+    profile = resolve_profile()
+    assert profile.data_url == "http://127.0.0.1:9/api/developer"
+    assert profile.data_key == "env-key"
+
+
+def test_unknown_auth_id_is_a_clear_error(auth_db, clean_settings):
+    with pytest.raises(ValidationError, match="could not be read"):
+        key_from_authcfg("zzzzzzz")
