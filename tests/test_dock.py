@@ -13,6 +13,7 @@ from qgis.core import (
     QgsVectorLayer,
 )
 
+from fleet_street.processing_provider.compat import GEOMETRY_POLYGON
 from fleet_street.ui.area_source import DRAWN, EXTENT, SELECTED, AreaError
 from fleet_street.ui.dock import FleetStreetDock
 
@@ -65,8 +66,49 @@ def test_selected_features_without_a_selection_is_a_clear_message(dock, qgis_ifa
 
 def test_drawn_area_is_required_before_fetching(dock):
     dock.area_choice.setCurrentIndex(dock.area_choice.findData(DRAWN))
-    with pytest.raises(AreaError, match="Draw a rectangle"):
+    with pytest.raises(AreaError, match="Draw the area on the map first"):
         dock.build_jobs()
+
+
+def _click(canvas, tool, point, button):
+    """Send a mouse release at a map coordinate to the tool, as the canvas would."""
+    from qgis.gui import QgsMapMouseEvent
+    from qgis.PyQt.QtCore import QEvent, Qt
+
+    pixel = canvas.getCoordinateTransform().transform(point).toQPointF().toPoint()
+    event = QgsMapMouseEvent(canvas, QEvent.Type.MouseButtonRelease, pixel, button,
+                             button, Qt.KeyboardModifier.NoModifier)
+    tool.canvasReleaseEvent(event)
+
+
+def test_drawn_polygon_becomes_the_area_and_is_fetched(dock, qgis_iface):
+    from qgis.core import QgsCoordinateReferenceSystem, QgsPointXY
+    from qgis.PyQt.QtCore import Qt
+
+    canvas = qgis_iface.mapCanvas()
+    canvas.setDestinationCrs(QgsCoordinateReferenceSystem("EPSG:4326"))
+    canvas.setExtent(QgsRectangle(13.395, 52.512, 13.415, 52.524))
+    dock.start_drawing()
+    tool = dock._draw_tool
+    assert canvas.mapTool() is tool
+    corners = [(13.400, 52.515), (13.410, 52.515), (13.405, 52.521)]
+    for lon, lat in corners:
+        _click(canvas, tool, QgsPointXY(lon, lat), Qt.MouseButton.LeftButton)
+    _click(canvas, tool, QgsPointXY(13.405, 52.521), Qt.MouseButton.RightButton)
+    assert dock.area_choice.currentData() == DRAWN
+    assert canvas.mapTool() is not tool
+    drawn = dock._drawn
+    assert drawn.type() == GEOMETRY_POLYGON
+    # about half of a 0.010° x 0.006° box at 52.5° N: ~0.68 x 0.67 km / 2
+    assert "0.2" in dock.area_label.text() and "1 request" in dock.area_label.text()
+
+    _only(dock, dock.want_features)
+    dock.fetch()
+    _wait(dock)
+    features = QgsProject.instance().mapLayersByName("Map features")[0]
+    assert features.featureCount() > 0
+    for feature in features.getFeatures():
+        assert drawn.buffer(1e-6, 4).contains(feature.geometry())
 
 
 def test_fetch_runs_in_background_and_loads_styled_layers(dock, qgis_iface):

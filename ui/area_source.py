@@ -8,7 +8,6 @@ from qgis.core import (
     QgsProcessingFeatureSourceDefinition,
     QgsRectangle,
     QgsVectorLayer,
-    QgsWkbTypes,
 )
 
 SELECTED = "selected"
@@ -20,7 +19,7 @@ AREA_CHOICES = [
     (SELECTED, "Selected features of the active layer"),
     (LAYER, "All features of the active layer"),
     (EXTENT, "Current map extent"),
-    (DRAWN, "Rectangle drawn on the map"),
+    (DRAWN, "Polygon drawn on the map"),
 ]
 
 
@@ -28,18 +27,17 @@ class AreaError(ValueError):
     """The chosen area cannot be used; the message says why and what to do."""
 
 
-def rectangle_layer(rect: QgsRectangle, crs, name: str = "Fleet Street area") -> QgsVectorLayer:
-    """A one-feature memory polygon layer holding rect in crs."""
-    layer = QgsVectorLayer(f"Polygon?crs={crs.authid() or crs.toWkt()}", name, "memory")
-    if not crs.authid():
-        layer.setCrs(crs)
+def polygon_layer(geometry: QgsGeometry, crs, name: str = "Fleet Street area") -> QgsVectorLayer:
+    """A one-feature memory polygon layer holding geometry in crs."""
+    layer = QgsVectorLayer("Polygon", name, "memory")
+    layer.setCrs(crs)
     feature = QgsFeature()
-    feature.setGeometry(QgsGeometry.fromRect(rect))
+    feature.setGeometry(geometry)
     layer.dataProvider().addFeatures([feature])
     return layer
 
 
-def area_input(choice: str, active_layer, canvas, drawn: QgsRectangle | None):
+def area_input(choice: str, active_layer, canvas, drawn: QgsGeometry | None):
     """The INPUT value for the choice, plus a memory layer to keep alive during the run."""
     if choice in (SELECTED, LAYER):
         if not isinstance(active_layer, QgsVectorLayer) or not active_layer.isValid():
@@ -52,19 +50,31 @@ def area_input(choice: str, active_layer, canvas, drawn: QgsRectangle | None):
         return QgsProcessingFeatureSourceDefinition(active_layer.id(), choice == SELECTED), None
     crs = canvas.mapSettings().destinationCrs()
     if choice == EXTENT:
-        rect = canvas.extent()
+        geometry = QgsGeometry.fromRect(QgsRectangle(canvas.extent()))
     else:
         if drawn is None or drawn.isEmpty():
-            raise AreaError("Draw a rectangle on the map first (the Draw button).")
-        rect = drawn
-    layer = rectangle_layer(rect, crs)
+            raise AreaError("Draw the area on the map first: press Draw, click its corners, "
+                            "right-click to finish.")
+        geometry = drawn
+    layer = polygon_layer(geometry, crs)
     return layer, layer
 
 
-def geometry_kind(active_layer) -> str:
-    """'point', 'line' or 'polygon' for a vector layer, '' otherwise."""
-    if not isinstance(active_layer, QgsVectorLayer):
-        return ""
-    # the display string API is stable across QGIS 3 and 4, unlike the enum's location
-    name = QgsWkbTypes.geometryDisplayString(active_layer.geometryType()).lower()
-    return name if name in ("point", "line", "polygon") else ""
+def area_km2(choice: str, active_layer, canvas, drawn: QgsGeometry | None) -> float:
+    """Ellipsoidal area in km² of the chosen area (lines and points count as zero)."""
+    from qgis.core import QgsDistanceArea, QgsProject
+
+    measure = QgsDistanceArea()
+    measure.setEllipsoid("WGS84")
+    if choice in (SELECTED, LAYER):
+        if not isinstance(active_layer, QgsVectorLayer):
+            return 0.0
+        measure.setSourceCrs(active_layer.crs(), QgsProject.instance().transformContext())
+        features = (active_layer.getSelectedFeatures() if choice == SELECTED
+                    else active_layer.getFeatures())
+        return sum(measure.measureArea(f.geometry()) for f in features
+                   if f.hasGeometry()) / 1e6
+    measure.setSourceCrs(canvas.mapSettings().destinationCrs(),
+                         QgsProject.instance().transformContext())
+    geometry = QgsGeometry.fromRect(canvas.extent()) if choice == EXTENT else drawn
+    return measure.measureArea(geometry) / 1e6 if geometry is not None else 0.0

@@ -5,11 +5,11 @@ from __future__ import annotations
 from qgis.core import (
     Qgis,
     QgsApplication,
+    QgsGeometry,
     QgsProcessingOutputLayerDefinition,
     QgsProject,
-    QgsRectangle,
 )
-from qgis.gui import QgsDateEdit, QgsDockWidget, QgsFileWidget, QgsMapToolExtent
+from qgis.gui import QgsDateEdit, QgsDockWidget, QgsFileWidget
 from qgis.PyQt.QtCore import QDate, Qt
 from qgis.PyQt.QtWidgets import (
     QCheckBox,
@@ -30,7 +30,9 @@ from qgis.PyQt.QtWidgets import (
     QWidget,
 )
 
-from .area_source import AREA_CHOICES, DRAWN, AreaError, area_input
+from ..core.tiling import tile_count
+from .area_source import AREA_CHOICES, DRAWN, AreaError, area_input, area_km2
+from .draw_tool import PolygonDrawTool
 from .job_runner import Job, JobRunner
 
 FEATURE_CLASSES = [
@@ -51,7 +53,7 @@ class FleetStreetDock(QgsDockWidget):
         self.runner.message.connect(self._on_message)
         self.runner.job_finished.connect(self._on_job_finished)
         self.runner.all_finished.connect(self._on_all_finished)
-        self._drawn: QgsRectangle | None = None
+        self._drawn: QgsGeometry | None = None
         self._draw_tool = None
         self._area_layers = []
         self._build()
@@ -110,7 +112,8 @@ class FleetStreetDock(QgsDockWidget):
         for key, label in AREA_CHOICES:
             self.area_choice.addItem(label, key)
         self.draw_button = QPushButton("Draw")
-        self.draw_button.setToolTip("Drag a rectangle on the map")
+        self.draw_button.setToolTip("Click the corners of the area on the map; "
+                                    "right-click or Enter to finish")
         self.draw_button.clicked.connect(self.start_drawing)
         row.addWidget(self.area_choice, 1)
         row.addWidget(self.draw_button)
@@ -125,6 +128,10 @@ class FleetStreetDock(QgsDockWidget):
         self.radius_m.setSuffix(" m")
         form.addRow("Buffer around lines", self.buffer_m)
         form.addRow("Radius around points", self.radius_m)
+        self.area_label = QLabel("")
+        self.area_label.setWordWrap(True)
+        form.addRow(self.area_label)
+        self.area_choice.currentIndexChanged.connect(self.update_area_label)
         return group
 
     def _data_group(self) -> QGroupBox:
@@ -203,18 +210,36 @@ class FleetStreetDock(QgsDockWidget):
     # --- drawing ------------------------------------------------------------------------
 
     def start_drawing(self) -> None:
-        """Let the user drag a rectangle on the map canvas."""
+        """Let the user click the corners of a polygon on the map canvas."""
         canvas = self.iface.mapCanvas()
-        self._draw_tool = QgsMapToolExtent(canvas)
-        self._draw_tool.extentChanged.connect(self._on_drawn)
+        if self._draw_tool is None:
+            self._draw_tool = PolygonDrawTool(canvas)
+            self._draw_tool.finished.connect(self._on_drawn)
         canvas.setMapTool(self._draw_tool)
-        self.status.setText("Drag a rectangle on the map.")
+        self.status.setText("Click the corners of the area; right-click or Enter to finish, "
+                            "Escape to start again.")
 
-    def _on_drawn(self, extent: QgsRectangle) -> None:
-        self._drawn = QgsRectangle(extent)
+    def _on_drawn(self, geometry: QgsGeometry) -> None:
+        self._drawn = QgsGeometry(geometry)
         self.area_choice.setCurrentIndex(self.area_choice.findData(DRAWN))
         self.iface.mapCanvas().unsetMapTool(self._draw_tool)
-        self.status.setText("Rectangle drawn. Press Fetch.")
+        self.update_area_label()
+        self.status.setText("Area drawn. Press Fetch.")
+
+    def update_area_label(self) -> None:
+        """Show the size of the chosen area and the requests it takes per query."""
+        try:
+            km2 = area_km2(self.area_choice.currentData(), self.iface.activeLayer(),
+                           self.iface.mapCanvas(), self._drawn)
+        except Exception:  # noqa: BLE001 - an estimate only; the fetch reports real errors
+            km2 = 0.0
+        if km2 <= 0:
+            self.area_label.setText("")
+            return
+        tiles, _cap = tile_count(km2)
+        self.area_label.setText(
+            f"{km2:,.2f} km²: about {tiles} request{'s' if tiles != 1 else ''} per query "
+            "(the service takes under 5 km² at a time).")
 
     # --- running ------------------------------------------------------------------------
 
@@ -293,6 +318,7 @@ class FleetStreetDock(QgsDockWidget):
         if not jobs:
             self._tell("Tick at least one thing to fetch.", Qgis.MessageLevel.Info)
             return
+        self.update_area_label()
         self.fetch_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
         self.progress.setValue(0)
