@@ -129,6 +129,9 @@ def test_fetch_runs_in_background_and_loads_styled_layers(dock, qgis_iface):
     assert features.featureCount() > 0
     assert features.renderer().type() == "categorizedSymbol"
     assert dock.fetch_button.isEnabled()
+    frames = QgsProject.instance().mapLayersByName("Latest imagery")[0]
+    assert dock.status.text() == (f"Fetched Map features ({features.featureCount():,} features), "
+                                  f"Latest imagery ({frames.featureCount():,} features).")
 
 
 def test_map_extent_in_a_projected_canvas(dock, qgis_iface):

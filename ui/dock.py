@@ -56,6 +56,7 @@ class FleetStreetDock(QgsDockWidget):
         self._drawn: QgsGeometry | None = None
         self._draw_tool = None
         self._area_layers = []
+        self._done: list[str] = []
         self._build()
 
     # --- layout -------------------------------------------------------------------------
@@ -341,15 +342,26 @@ class FleetStreetDock(QgsDockWidget):
             self.balance_label.setText(f"Credits: {job.results.get('BALANCE', 0):,.0f}")
             return
         if ok:
-            self._tell(f"{job.title}: done.", Qgis.MessageLevel.Success)
+            self._done.append(f"{job.title} ({self._feature_count(job)})")
+            self.status.setText(f"{job.title}: done.")
         else:
             self._tell(f"{job.title}: {error}", Qgis.MessageLevel.Critical)
+
+    @staticmethod
+    def _feature_count(job: Job) -> str:
+        """'N features' of the job's main output as loaded, or 'saved' when not loaded."""
+        layer = QgsProject.instance().mapLayer(str(job.results.get("OUTPUT", "")))
+        return f"{layer.featureCount():,} features" if layer is not None else "saved"
 
     def _on_all_finished(self, ok: bool) -> None:
         self.fetch_button.setEnabled(True)
         self.cancel_button.setEnabled(False)
         self.progress.setValue(100 if ok else self.progress.value())
         self._area_layers.clear()
+        if self._done:
+            level = Qgis.MessageLevel.Success if ok else Qgis.MessageLevel.Warning
+            self._tell("Fetched " + ", ".join(self._done) + ".", level)
+        self._done = []
 
     def _tell(self, text: str, level) -> None:
         self.status.setText(text)
