@@ -251,7 +251,7 @@ FRAME_SPEC = [
     ("sequence", "string"), ("idx", "int"), ("timestamp", "datetime"), ("device", "string"),
     ("heading", "double"), ("gdop", "double"), ("hdop", "double"), ("pdop", "double"),
     ("eph", "double"), ("lat", "double"), ("lon", "double"),
-    ("lat_ref", "string"), ("lon_ref", "string"), ("mount_position", "string"),
+    ("lat_ref", "double"), ("lon_ref", "double"), ("mount_position", "string"),
     ("width", "int"), ("height", "int"),
 ] + [(k, "double") for k in IMU_KEYS] + [
     ("url", "string"), ("image_path", "string"), ("week", "date"),
@@ -285,8 +285,8 @@ def frame_features(frames: Iterable[Any], fields: QgsFields,
         attrs = [
             fr.sequence, fr.idx, qdatetime(fr.timestamp), fr.device,
             fr.heading, fr.gdop, fr.hdop, fr.pdop, fr.eph, fr.lat, fr.lon,
-            None if fr.lat_ref is None else str(fr.lat_ref),
-            None if fr.lon_ref is None else str(fr.lon_ref),
+            _number(fr.lat_ref),
+            _number(fr.lon_ref),
             fr.mount_position, fr.width, fr.height,
         ]
         attrs.extend(_float_or_none(imu.get(k)) for k in IMU_KEYS)
@@ -298,3 +298,11 @@ def frame_features(frames: Iterable[Any], fields: QgsFields,
         if fr.lon is not None and fr.lat is not None:
             feat.setGeometry(QgsGeometry(QgsPoint(fr.lon, fr.lat)))
         yield feat
+
+
+def _number(value):
+    """A float for a number or numeric text, else None (a reference must not break a row)."""
+    try:
+        return None if value is None else float(value)
+    except (TypeError, ValueError):
+        return None

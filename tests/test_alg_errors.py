@@ -7,10 +7,17 @@ from alg_helpers import (
     LAT,
     LON,
     layer,
+    out_layer,
     run,
     square,
 )
-from qgis.core import QgsProcessingException, QgsProject, QgsVectorLayer
+from qgis.core import (
+    QgsProcessingContext,
+    QgsProcessingException,
+    QgsProcessingFeedback,
+    QgsProject,
+    QgsVectorLayer,
+)
 
 
 def test_bad_key_gives_server_message_and_no_layer(fs_provider, fs_env, monkeypatch,  # noqa: F811
@@ -60,19 +67,45 @@ def test_empty_area_layer_is_an_error(fs_provider, fs_env):  # noqa: F811
 def test_budget_keeps_what_was_fetched(fs_provider, fs_env, tmp_path):  # noqa: F811
     big = square(dx=0.03, dy=0.02)  # ~11 km²: several tiles
     out = tmp_path / "partial.gpkg"
-    with pytest.raises(QgsProcessingException, match="budget"):
-        run("fetchmapfeatures", {"INPUT": layer([big]), "MAX_CREDITS": 30,
-                                 "OUTPUT": str(out)})
+    feedback = QgsProcessingFeedback()
+    import processing
+
+    results = processing.run("fleetstreet:fetchmapfeatures", {
+        "INPUT": layer([big]), "MAX_CREDITS": 30, "OUTPUT": str(out)}, feedback=feedback)
+    assert results["COMPLETE"] is False
+    assert "budget" in feedback.textLog()
+    assert "Run the algorithm again to fetch the rest" in feedback.textLog()
     kept = QgsVectorLayer(str(out), "kept", "ogr")
     assert kept.isValid() and kept.featureCount() > 0
-    # The answers are cached: a second run with a larger budget pays only for the rest.
+    # The answers are cached: a second run with no budget pays only for the rest.
     before = fs_env.stats()["credits_used"]
     results, _ = run("fetchmapfeatures", {"INPUT": layer([big]),
                                           "OUTPUT": str(tmp_path / "all.gpkg")})
+    assert results["COMPLETE"] is True
     full = QgsVectorLayer(results["OUTPUT"], "all", "ogr")
-    assert full.featureCount() >= kept.featureCount()
+    assert full.featureCount() > kept.featureCount()
     spent = fs_env.stats()["credits_used"] - before
     assert spent <= full.featureCount() - kept.featureCount() + 1
+
+
+def test_failed_tiles_keep_a_temporary_layer_of_what_was_fetched(fs_provider, fs_env):  # noqa: F811
+    """A tile that fails after every retry must not cost the tiles that succeeded."""
+    import processing
+
+    big = square(dx=0.03, dy=0.02)  # ~11 km²: several tiles
+    first = processing.run("fleetstreet:fetchmapfeatures", {
+        "INPUT": layer([big]), "MAX_CREDITS": 30, "OUTPUT": "TEMPORARY_OUTPUT"},
+        context=QgsProcessingContext(), feedback=QgsProcessingFeedback())
+    assert first["COMPLETE"] is False  # one tile fetched and cached, the rest not
+    fs_env.configure(fault_rate=1.0, fault_kinds=["500"])
+    context, feedback = QgsProcessingContext(), QgsProcessingFeedback()
+    results = processing.run("fleetstreet:fetchmapfeatures", {
+        "INPUT": layer([big]), "OUTPUT": "TEMPORARY_OUTPUT"}, context=context,
+        feedback=feedback)
+    assert results["COMPLETE"] is False
+    assert out_layer(results, context).featureCount() > 0
+    assert "requests for map features failed" in feedback.textLog()
+    assert "Internal server error" in feedback.textLog()
 
 
 def test_burst_budget_sends_nothing(fs_provider, fs_env):  # noqa: F811

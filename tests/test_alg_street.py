@@ -23,7 +23,9 @@ from qgis.core import (
     QgsFeatureRequest,
     QgsGeometry,
     QgsPointXY,
+    QgsProcessingContext,
     QgsProcessingFeatureSourceDefinition,
+    QgsProcessingFeedback,
     QgsProject,
     QgsWkbTypes,
 )
@@ -205,6 +207,21 @@ def test_burst_imagery_for_hit_bursts(fs_provider, fs_env):  # noqa: F811
     assert "burst_id" in lyr.fields().names()
     feats = _features(lyr)
     assert feats and all(f["burst_id"] for f in feats)
+
+
+def test_burst_imagery_before_any_burst_is_mapped(fs_provider, fs_env):  # noqa: F811
+    fs_env.configure(burst_hit_delay_s=3600)
+    run("createbursts", {"INPUT": layer([f"POINT({LON} {LAT})"], kind="Point"),
+                         "OUTPUT": MEM})
+    feedback = QgsProcessingFeedback()
+    import processing
+
+    context = QgsProcessingContext()
+    results = processing.run("fleetstreet:fetchburstimagery", {"RADIUS": 80, "OUTPUT": MEM},
+                             context=context, feedback=feedback)
+    assert out_layer(results, context).featureCount() == 0
+    assert results["COMPLETE"] is True
+    assert "No burst is mapped yet" in feedback.textLog()
 
 
 def test_ai_events_with_tracks(fs_provider, fs_env):  # noqa: F811

@@ -57,6 +57,7 @@ class FleetStreetDock(QgsDockWidget):
         self._draw_tool = None
         self._area_layers = []
         self._done: list[str] = []
+        self._incomplete = False
         self._build()
 
     # --- layout -------------------------------------------------------------------------
@@ -343,7 +344,11 @@ class FleetStreetDock(QgsDockWidget):
             return
         if ok:
             self._done.append(f"{job.title} ({self._feature_count(job)})")
-            self.status.setText(f"{job.title}: done.")
+            if error:  # finished with what it could fetch: say what is missing
+                self._incomplete = True
+                self._tell(f"{job.title} is incomplete: {error}", Qgis.MessageLevel.Warning)
+            else:
+                self.status.setText(f"{job.title}: done.")
         else:
             self._tell(f"{job.title}: {error}", Qgis.MessageLevel.Critical)
 
@@ -359,9 +364,11 @@ class FleetStreetDock(QgsDockWidget):
         self.progress.setValue(100 if ok else self.progress.value())
         self._area_layers.clear()
         if self._done:
-            level = Qgis.MessageLevel.Success if ok else Qgis.MessageLevel.Warning
-            self._tell("Fetched " + ", ".join(self._done) + ".", level)
-        self._done = []
+            complete = ok and not self._incomplete
+            level = Qgis.MessageLevel.Success if complete else Qgis.MessageLevel.Warning
+            self._tell("Fetched " + ", ".join(self._done) + ("." if complete else
+                       " (incomplete: see the messages above)."), level)
+        self._done, self._incomplete = [], False
 
     def _tell(self, text: str, level) -> None:
         self.status.setText(text)

@@ -115,6 +115,8 @@ class JobRunner(QObject):
         if ok:
             job.results = dict(results)
             self._load_results()
+            if job.results.get("COMPLETE") is False:
+                error = self._last_error or "Incomplete: see the Processing log."
         elif self._feedback is not None and self._feedback.isCanceled():
             error = "Cancelled. What was fetched is kept in the cache; run again to resume."
         else:

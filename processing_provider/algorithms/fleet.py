@@ -16,7 +16,7 @@ from qgis.core import (
     QgsProcessingParameterString,
 )
 
-from ...core.errors import NotFoundError
+from ...core.errors import AuthError, FetchCancelled, FleetStreetError, NotFoundError
 from ...core.weeks import snap_to_monday, weeks_between
 from ..compat import (
     DATETIME_DATE,
@@ -229,12 +229,22 @@ class Trips(FleetAlgorithm):
             raise QgsProcessingException("END_DATE is before START_DATE.")
         with self.fleet_client(cancel) as client:
             ids = self.device_ids(parameters, context, client)
-            results = []
+            results, failed = [], []
             for i, device_id in enumerate(ids):
                 if feedback.isCanceled():
                     break
-                results.append((device_id, client.trips(device_id, start, end)))
+                try:
+                    results.append((device_id, client.trips(device_id, start, end)))
+                except (AuthError, FetchCancelled):
+                    raise
+                except FleetStreetError as exc:
+                    # one device's failure must not discard the trips of the others
+                    failed.append(device_id)
+                    feedback.reportError(f"Trips of device {device_id}: {exc}", False)
                 feedback.setProgress(80.0 * (i + 1) / max(1, len(ids)))
+            if failed and not results:
+                raise QgsProcessingException(
+                    f"No device's trips could be read ({len(failed)} failed); see the log.")
         fields = make_fields(TRIP_SPEC)
         sink, dest = self.sink(parameters, context, fields, WKB_LINESTRING, "Trips",
                                style="trips")

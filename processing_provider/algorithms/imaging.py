@@ -9,7 +9,7 @@ from typing import Dict
 import numpy as np
 from qgis.PyQt.QtGui import QImage
 
-from ...core.errors import PartialFetchError
+from ...core.errors import FetchCancelled, PartialFetchError
 from .base import ProgressAdapter
 
 _UNSAFE = re.compile(r"[^0-9A-Za-z._-]+")
@@ -41,6 +41,12 @@ def download_all(client, jobs: Dict[str, str], folder: str, cancel, feedback,
     except PartialFetchError as exc:
         by_url = exc.result or {}
         feedback.pushWarning(f"{exc}")
+    except FetchCancelled:
+        # files are renamed into place only when complete: those present are whole
+        by_url = {url: os.path.join(folder, name) for url, name in names.items()
+                  if os.path.isfile(os.path.join(folder, name))}
+        feedback.pushWarning(f"Image download cancelled after {len(by_url)} of {len(names)} "
+                             "files; the records are written, the others without image_path.")
     return {key_of[url]: path for url, path in by_url.items() if url in key_of}
 
 

@@ -14,6 +14,7 @@ from qgis.core import (
     QgsGeometry,
     QgsPoint,
     QgsProcessingException,
+    QgsProcessingOutputBoolean,
     QgsProcessingOutputNumber,
     QgsProcessingParameterBoolean,
     QgsProcessingParameterDateTime,
@@ -27,7 +28,7 @@ from qgis.core import (
     QgsWkbTypes,
 )
 
-from ...core.errors import PartialFetchError
+from ...core.errors import FetchCancelled, FleetStreetError, PartialFetchError
 from ..compat import (
     DATETIME_DATE,
     FILE_FOLDER,
@@ -157,13 +158,24 @@ class StreetAlgorithm(FleetStreetAlgorithm):
         return cache
 
     def fetch(self, call):
-        """Run a fetch; on a partial failure return what was fetched plus the error."""
+        """Run a fetch; on a partial failure return what was fetched plus the error.
+
+        When no request succeeded at all the error is raised: an empty layer must never
+        stand in for a failure.
+        """
         try:
             return call(), None
         except PartialFetchError as exc:
-            if exc.result is None:
-                raise
-            return exc.result, exc
+            result = exc.result
+            got = result is not None and (result.tiles_fetched or result.tiles_from_cache)
+            if not got:
+                raise QgsProcessingException(self.describe(exc)) from None
+            return result, exc
+
+    @staticmethod
+    def describe(exc: PartialFetchError) -> str:
+        """The partial-fetch message with the underlying error's own sentence."""
+        return f"{exc}: {exc.cause}" if exc.cause is not None else str(exc)
 
     @staticmethod
     def report(feedback, result, what: str) -> None:
@@ -201,12 +213,28 @@ class StreetAlgorithm(FleetStreetAlgorithm):
         return download_all(self.data_client(cancel), jobs, folder, cancel, feedback,
                             self.profile.concurrency)
 
-    def finish(self, partial, feedback=None, result=None) -> None:
-        """Raise the partial-fetch error once what was fetched is written."""
-        if result is not None and getattr(result, "cancelled", False) and feedback is not None:
+    def add_complete_output(self) -> None:
+        """COMPLETE: whether every request succeeded within the budget."""
+        self.addOutput(QgsProcessingOutputBoolean(
+            "COMPLETE", "Every tile fetched (false: budget reached, cancelled or a tile failed)"))
+
+    def finish(self, partial, feedback, result=None) -> bool:
+        """Report an incomplete fetch after its results are written; True when complete.
+
+        An incomplete fetch still returns its outputs: failing the algorithm would make
+        Processing drop a temporary layer holding results that were paid for.
+        """
+        cancelled = bool(result is not None and getattr(result, "cancelled", False))
+        if cancelled:
             feedback.pushWarning("Cancelled: the layer holds what was fetched before.")
-        if partial is not None:
-            raise QgsProcessingException(str(partial))
+        if partial is None:
+            return not cancelled
+        feedback.reportError(
+            f"{self.describe(partial)}. The layer holds what was fetched. Run the algorithm "
+            "again to fetch the rest: answers already received come from the cache and cost "
+            "no credit.",
+            False)
+        return False
 
     def write_frames(self, parameters, context, feedback, cancel, frames, name="Imagery frames",
                      key="OUTPUT", extra_spec=(), extra=None, download=False):
@@ -245,7 +273,8 @@ class FetchMapFeatures(StreetAlgorithm):
     DISPLAY = "Fetch map features"
     HELP = ("Calls POST /mapFeatures/poly once per tile of the area (tiles stay under the "
             "5 km² limit; answers are cached, so a re-run of the same area is free). Costs "
-            "credits per detection returned; MAX_CREDITS stops before the budget is exceeded. "
+            "credits per detection returned; MAX_CREDITS stops before the budget is exceeded "
+            "(the price is learnt from the first request, which is always sent). "
             "Polygons are used as they are, lines are buffered by BUFFER metres and points get "
             "RADIUS metres. Outputs points (EPSG:4326) with class, confidence, azimuth, "
             "first/last seen, the image URL and bounding box, the feature properties as "
@@ -263,6 +292,7 @@ class FetchMapFeatures(StreetAlgorithm):
             0.0, minValue=0.0, maxValue=1.0))
         self.add_download_parameters()
         self.add_budget_parameter()
+        self.add_complete_output()
         self.addParameter(QgsProcessingParameterFeatureSink(
             "OUTPUT", "Map features", TYPE_VECTOR_POINT))
 
@@ -278,8 +308,7 @@ class FetchMapFeatures(StreetAlgorithm):
         dest = self.write_map_features(
             parameters, context, feedback, cancel, list(result.items),
             download=self.parameterAsBool(parameters, "DOWNLOAD_IMAGES", context))
-        self.finish(partial, feedback, result)
-        return {"OUTPUT": dest}
+        return {"OUTPUT": dest, "COMPLETE": self.finish(partial, feedback, result)}
 
 
 class FetchLatestImagery(StreetAlgorithm):
@@ -299,6 +328,7 @@ class FetchLatestImagery(StreetAlgorithm):
             "HEADINGS", "Include frame headings", True))
         self.add_download_parameters()
         self.add_budget_parameter()
+        self.add_complete_output()
         self.addParameter(QgsProcessingParameterFeatureSink(
             "OUTPUT", "Imagery frames", TYPE_VECTOR_POINT))
 
@@ -312,8 +342,7 @@ class FetchLatestImagery(StreetAlgorithm):
         dest = self.write_frames(
             parameters, context, feedback, cancel, list(result.items),
             download=self.parameterAsBool(parameters, "DOWNLOAD_IMAGES", context))
-        self.finish(partial, feedback, result)
-        return {"OUTPUT": dest}
+        return {"OUTPUT": dest, "COMPLETE": self.finish(partial, feedback, result)}
 
 
 class FetchImageryByWeek(StreetAlgorithm):
@@ -337,6 +366,7 @@ class FetchImageryByWeek(StreetAlgorithm):
             DATETIME_DATE, optional=True))
         self.add_download_parameters()
         self.add_budget_parameter()
+        self.add_complete_output()
         self.addParameter(QgsProcessingParameterFeatureSink(
             "OUTPUT", "Imagery frames by week", TYPE_VECTOR_POINT))
 
@@ -360,8 +390,7 @@ class FetchImageryByWeek(StreetAlgorithm):
             parameters, context, feedback, cancel, list(result.items),
             name="Imagery frames by week",
             download=self.parameterAsBool(parameters, "DOWNLOAD_IMAGES", context))
-        self.finish(partial, feedback, result)
-        return {"OUTPUT": dest}
+        return {"OUTPUT": dest, "COMPLETE": self.finish(partial, feedback, result)}
 
 
 class FetchMapData(StreetAlgorithm):
@@ -380,6 +409,7 @@ class FetchMapData(StreetAlgorithm):
                                                         True))
         self.addParameter(QgsProcessingParameterBoolean("IMAGERY", "Retrieve imagery", True))
         self.add_budget_parameter()
+        self.add_complete_output()
         self.addParameter(QgsProcessingParameterFeatureSink(
             "OUTPUT", "Map features", TYPE_VECTOR_POINT))
         self.addParameter(QgsProcessingParameterFeatureSink(
@@ -402,8 +432,8 @@ class FetchMapData(StreetAlgorithm):
         dest = self.write_map_features(parameters, context, feedback, cancel, feats)
         dest_img = self.write_frames(parameters, context, feedback, cancel, frames,
                                      key="OUTPUT_IMAGERY")
-        self.finish(partial)
-        return {"OUTPUT": dest, "OUTPUT_IMAGERY": dest_img}
+        return {"OUTPUT": dest, "OUTPUT_IMAGERY": dest_img,
+                "COMPLETE": self.finish(partial, feedback)}
 
 
 def _burst_rows(fields, bursts) -> List[QgsFeature]:
@@ -537,13 +567,13 @@ class FetchBurstImagery(StreetAlgorithm):
             50.0, minValue=1.0))
         self.add_download_parameters()
         self.add_budget_parameter()
+        self.add_complete_output()
         self.addParameter(QgsProcessingParameterFeatureSink(
             "OUTPUT", "Burst imagery frames", TYPE_VECTOR_POINT))
 
     def work(self, parameters, context, feedback, cancel):
         """Fetch the frames of every hit burst."""
         from ...core.area import QueryArea
-        from ...core.errors import FleetStreetError
         from .fleet import parse_ids
 
         wanted = set(parse_ids(self.parameterAsString(parameters, "BURST_IDS", context)))
@@ -552,9 +582,14 @@ class FetchBurstImagery(StreetAlgorithm):
             bursts = client.all_bursts()
         hits = [b for b in bursts if b.is_hit and b.geojson and (not wanted or b.id in wanted)]
         feedback.pushInfo(f"{len(hits)} of {len(bursts)} bursts are mapped.")
+        if not hits:
+            feedback.pushWarning(
+                "No burst is mapped yet (isHit is false for all of them): drivers cover a "
+                "burst within hours in cities, days to weeks elsewhere. The layer is empty; "
+                "run this again later.")
         engine = self.engine(cancel, feedback, parameters, context)
         budget, spent = engine.budget, 0.0
-        frames, burst_of, partial = [], {}, None
+        frames, burst_of, partial, result = [], {}, None, None
         for i, b in enumerate(hits):
             if feedback.isCanceled():
                 break
@@ -580,8 +615,7 @@ class FetchBurstImagery(StreetAlgorithm):
             parameters, context, feedback, cancel, frames, name="Burst imagery frames",
             extra_spec=[("burst_id", "string")], extra=lambda fr: [burst_of.get(frame_key(fr))],
             download=self.parameterAsBool(parameters, "DOWNLOAD_IMAGES", context))
-        self.finish(partial, feedback, result)
-        return {"OUTPUT": dest}
+        return {"OUTPUT": dest, "COMPLETE": self.finish(partial, feedback, result)}
 
 
 def _speeds(metadata: Dict[str, Any]):
@@ -677,11 +711,20 @@ class SearchAIEvents(StreetAlgorithm):
                 feedback.pushInfo(f"Fetching the GNSS tracks of {len(wanted)} events.")
 
                 def track(e):
-                    return e, client.ai_event(e.id, gnss=True, imu=False)
+                    # one event's failure must not discard the events and the other tracks
+                    try:
+                        return e, client.ai_event(e.id, gnss=True, imu=False)
+                    except FetchCancelled:
+                        raise
+                    except FleetStreetError as exc:
+                        return e, exc
 
                 tracks = []
                 with ThreadPoolExecutor(max(1, self.profile.concurrency)) as pool:
                     for i, (e, full) in enumerate(pool.map(track, wanted)):
+                        if isinstance(full, FleetStreetError):
+                            feedback.reportError(f"GNSS track of event {e.id}: {full}", False)
+                            continue
                         pts = [(float(g["lon"]), float(g["lat"])) for g in full.gnss
                                if isinstance(g.get("lon"), (int, float))
                                and isinstance(g.get("lat"), (int, float))]
