@@ -85,3 +85,49 @@ def test_environment_applies_when_nothing_is_saved(clean_settings, monkeypatch):
 def test_unknown_auth_id_is_a_clear_error(auth_db, clean_settings):
     with pytest.raises(ValidationError, match="could not be read"):
         key_from_authcfg("zzzzzzz")
+
+
+def test_settings_dialog_saves_addresses_and_keeps_keys_out_of_settings(
+        auth_db, clean_settings, qgis_iface):
+    from fleet_street.ui.settings_dialog import STORED_HINT, SettingsDialog
+
+    dialog = SettingsDialog(qgis_iface.mainWindow())
+    dialog.data_url.setText("http://127.0.0.1:9/api/developer/")
+    dialog.data_key.setText(SECRET)
+    dialog.fleet_url.setText("http://127.0.0.1:9")
+    dialog.concurrency.setValue(6)
+    dialog.accept()
+    stored = StoredSettings.load()
+    assert stored.data_url == "http://127.0.0.1:9/api/developer/"
+    assert stored.concurrency == 6
+    assert stored.data_authcfg and not stored.fleet_authcfg
+    assert SECRET not in _all_settings_text()
+    profile = resolve_profile()
+    assert profile.data_url == "http://127.0.0.1:9/api/developer"
+    assert profile.data_key == SECRET and profile.concurrency == 6
+
+    reopened = SettingsDialog(qgis_iface.mainWindow())
+    assert reopened.data_key.text() == ""
+    assert reopened.data_key.placeholderText() == STORED_HINT
+
+
+def test_settings_dialog_test_connection_runs_in_the_background(
+        auth_db, clean_settings, qgis_iface, emulator):
+    import time
+
+    from fleet_street.ui.settings_dialog import SettingsDialog
+
+    dialog = SettingsDialog(qgis_iface.mainWindow())
+    dialog.data_url.setText(emulator.data_url)
+    dialog.data_key.setText(emulator.data_key)
+    dialog.fleet_url.setText(emulator.fleet_url)
+    dialog.fleet_key.setText("wrong-key")
+    dialog.test_connection()
+    assert dialog.status.text() == "Testing…"
+    deadline = time.monotonic() + 30
+    while dialog._task is not None and time.monotonic() < deadline:
+        QgsApplication.processEvents()
+        time.sleep(0.02)
+    text = dialog.status.text()
+    assert "Data API: OK, 1,000,000 credits left." in text
+    assert "Fleet API:" in text and "wrong-key" not in text
