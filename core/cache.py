@@ -8,7 +8,13 @@ import os
 import sqlite3
 import threading
 import time
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta, timezone
 from typing import Any, Dict, Mapping, Optional, Tuple
+from urllib.parse import urlsplit
+
+HOUR = 3600.0
+DAY = 24 * HOUR
 
 _SECRET_PARAMS = {"apikey", "api_key", "key", "token", "access_token"}
 
@@ -21,6 +27,50 @@ CREATE TABLE IF NOT EXISTS responses (
     body TEXT NOT NULL
 )
 """
+
+
+@dataclass(frozen=True)
+class CacheLifetimes:
+    """Seconds a cached answer stays valid, by endpoint; None means forever."""
+
+    #: /imagery/poly for an ISO week that had ended when the answer was fetched.
+    past_week_imagery: Optional[float] = None
+    #: /imagery/poly fetched while its week was still running: new frames keep arriving.
+    current_week_imagery: Optional[float] = HOUR
+    #: /latest/poly; a day keeps a same-day resume after a cancel or crash free.
+    latest_imagery: Optional[float] = DAY
+    map_features: Optional[float] = DAY
+    map_data: Optional[float] = DAY
+    #: Any other endpoint.
+    other: Optional[float] = DAY
+
+    def for_request(self, endpoint: str, params: Optional[Mapping[str, Any]],
+                    fetched_at: float) -> Optional[float]:
+        """Lifetime of the answer to this request fetched at fetched_at (unix seconds)."""
+        path = urlsplit(endpoint).path.rstrip("/")
+        if path.endswith("/imagery/poly"):
+            week_end = _week_end((params or {}).get("week"))
+            if week_end is not None and fetched_at >= week_end:
+                return self.past_week_imagery
+            return self.current_week_imagery
+        if path.endswith("/latest/poly"):
+            return self.latest_imagery
+        if path.endswith("/mapFeatures/poly"):
+            return self.map_features
+        if path.endswith("/map-data"):
+            return self.map_data
+        return self.other
+
+
+def _week_end(week: Any) -> Optional[float]:
+    """Unix time (UTC) at which the ISO week holding the date `week` ends."""
+    try:
+        day = date.fromisoformat(str(week)[:10])
+    except ValueError:
+        return None
+    monday = day - timedelta(days=day.weekday())
+    end = datetime.combine(monday + timedelta(days=7), datetime.min.time(), timezone.utc)
+    return end.timestamp()
 
 
 def canonical_json(value: Any) -> str:
@@ -40,10 +90,14 @@ def cache_key(method: str, endpoint: str, body: Any = None,
 
 
 class ResponseCache:
-    """JSON responses on disk in SQLite (WAL), safe to share between threads."""
+    """JSON responses on disk in SQLite (WAL), safe to share between threads.
 
-    def __init__(self, path: str) -> None:
+    Entries older than their endpoint's lifetime (see CacheLifetimes) are treated as absent.
+    """
+
+    def __init__(self, path: str, lifetimes: Optional[CacheLifetimes] = None) -> None:
         self.path = str(path)
+        self.lifetimes = lifetimes or CacheLifetimes()
         folder = os.path.dirname(os.path.abspath(self.path))
         os.makedirs(folder, exist_ok=True)
         self._lock = threading.Lock()
@@ -55,29 +109,37 @@ class ResponseCache:
             self._db.execute(_SCHEMA)
 
     @classmethod
-    def in_folder(cls, folder: str, name: str = "responses.sqlite") -> ResponseCache:
+    def in_folder(cls, folder: str, name: str = "responses.sqlite",
+                  lifetimes: Optional[CacheLifetimes] = None) -> ResponseCache:
         """A cache stored as `name` inside folder."""
-        return cls(os.path.join(folder, name))
+        return cls(os.path.join(folder, name), lifetimes)
 
     def get_entry(self, method: str, endpoint: str, body: Any = None,
-                  params: Optional[Mapping[str, Any]] = None) -> Optional[Tuple[Any, float]]:
-        """(response, fetched_at) for a request, or None."""
+                  params: Optional[Mapping[str, Any]] = None,
+                  now: Optional[float] = None) -> Optional[Tuple[Any, float]]:
+        """(response, fetched_at) for a request, or None if absent or expired."""
         key = cache_key(method, endpoint, body, params)
         with self._lock:
             row = self._db.execute("SELECT body, fetched_at FROM responses WHERE key = ?",
                                    (key,)).fetchone()
         if row is None:
             return None
+        fetched_at = float(row[1])
+        lifetime = self.lifetimes.for_request(endpoint, params, fetched_at)
+        now = time.time() if now is None else now
+        if lifetime is not None and now - fetched_at > lifetime:
+            # Kept on disk: the next successful fetch replaces it.
+            return None
         try:
-            return json.loads(row[0]), float(row[1])
+            return json.loads(row[0]), fetched_at
         except ValueError:
             self.delete(method, endpoint, body, params)
             return None
 
     def get(self, method: str, endpoint: str, body: Any = None,
-            params: Optional[Mapping[str, Any]] = None) -> Any:
-        """The cached response of a request, or None."""
-        entry = self.get_entry(method, endpoint, body, params)
+            params: Optional[Mapping[str, Any]] = None, now: Optional[float] = None) -> Any:
+        """The cached response of a request, or None if absent or expired."""
+        entry = self.get_entry(method, endpoint, body, params, now)
         return None if entry is None else entry[0]
 
     def put(self, method: str, endpoint: str, body: Any, params: Optional[Mapping[str, Any]],
@@ -99,15 +161,28 @@ class ResponseCache:
             self._db.execute("DELETE FROM responses WHERE key = ?", (key,))
 
     def clear(self) -> None:
-        """Forget every response."""
+        """Forget every response and give the disk space back."""
         with self._lock:
             self._db.execute("DELETE FROM responses")
+            # Deleted rows keep their pages until a vacuum; the WAL keeps them until a checkpoint.
+            self._db.execute("VACUUM")
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    def size(self) -> Tuple[int, int]:
+        """(entries, bytes on disk) of the cache, expired entries included."""
+        with self._lock:
+            (n,) = self._db.execute("SELECT COUNT(*) FROM responses").fetchone()
+        total = 0
+        for suffix in ("", "-wal", "-shm"):
+            try:
+                total += os.path.getsize(self.path + suffix)
+            except OSError:
+                continue
+        return int(n), total
 
     def stats(self) -> Dict[str, int]:
         """Number of stored responses."""
-        with self._lock:
-            (n,) = self._db.execute("SELECT COUNT(*) FROM responses").fetchone()
-        return {"entries": int(n)}
+        return {"entries": self.size()[0]}
 
     def __len__(self) -> int:
         return self.stats()["entries"]

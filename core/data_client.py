@@ -30,6 +30,9 @@ AI_EVENT_WINDOW_DAYS = 31
 AI_EVENT_PAGE = 500
 BURSTS_PAGE = 100
 POLY_TYPES = ("Polygon", "MultiPolygon")
+BURST_UNKNOWN_ADVICE = ("list the account's bursts and check whether they were created "
+                        "before creating them again")
+RENEW_UNKNOWN_ADVICE = "renew the URL again later"
 
 
 class FeatureList(List[MapFeature]):
@@ -76,7 +79,8 @@ class DataClient:
 
     def call(self, method: str, path: str, *, params: Optional[Dict[str, Any]] = None,
              body: Any = None, auth: bool = True,
-             cancel: Optional[CancelToken] = None) -> Any:
+             cancel: Optional[CancelToken] = None, idempotent: bool = True,
+             unknown_advice: str = "") -> Any:
         """Send one request to the data API and return its JSON body."""
         params = dict(params or {})
         headers: Dict[str, str] = {}
@@ -89,7 +93,8 @@ class DataClient:
                 headers["Authorization"] = f"Basic {self.profile.data_key}"
         return self.http.request_json(method, self.profile.data_url + path, params=params,
                                       json_body=body, headers=headers,
-                                      cancel=cancel or self.cancel)
+                                      cancel=cancel or self.cancel, idempotent=idempotent,
+                                      unknown_advice=unknown_advice)
 
     def _dict(self, body: Any, what: str) -> Dict[str, Any]:
         if not isinstance(body, dict):
@@ -181,6 +186,7 @@ class DataClient:
             body["startDate"] = (iso_z(to_utc(start_date)) if isinstance(start_date, datetime)
                                  else start_date.isoformat())
         answer = self._dict(self.call("POST", "/map-data", body=body, cancel=cancel), "/map-data")
+        check_map_data(answer, body["type"])
         return MapDataResult.from_json(answer)
 
     # -- bursts ---------------------------------------------------------------------------
@@ -198,7 +204,8 @@ class DataClient:
                 _check_coords(g.get("coordinates"))
         body = [{"geojson": g} for g in geometries]
         return BurstCreateResult.from_json(
-            self._dict(self.call("POST", "/burst/create", body=body), "/burst/create"))
+            self._dict(self.call("POST", "/burst/create", body=body, idempotent=False,
+                                 unknown_advice=BURST_UNKNOWN_ADVICE), "/burst/create"))
 
     def bursts(self, limit: int = BURSTS_PAGE, skip: int = 0) -> BurstList:
         """One page of the account's bursts."""
@@ -223,8 +230,7 @@ class DataClient:
                     seen.add(key)
                     out.append(b)
             skip += len(page)
-            if not page or len(page) < page_size or (page.total is not None
-                                                     and skip >= page.total):
+            if _last_page(len(page), skip, page.total, page.limit or page_size):
                 return out
 
     # -- AI events ------------------------------------------------------------------------
@@ -268,9 +274,11 @@ class DataClient:
                     else:
                         events.setdefault(event.id, event)
                 offset += len(batch)
-                total = (answer.get("pagination") or {}).get("total")
-                if not batch or len(batch) < AI_EVENT_PAGE or (
-                        isinstance(total, int) and offset >= total):
+                pagination = answer.get("pagination")
+                pagination = pagination if isinstance(pagination, dict) else {}
+                limit = _count_or_none(pagination.get("limit")) or AI_EVENT_PAGE
+                if _last_page(len(batch), offset, _count_or_none(pagination.get("total")),
+                              limit):
                     break
             if stop >= end_dt:
                 break
@@ -293,7 +301,8 @@ class DataClient:
 
     def renew_url(self, url: str, *, cancel: Optional[CancelToken] = None) -> str:
         """A fresh signed URL for an expired image or video URL."""
-        body = self._dict(self.call("POST", "/renew/" + quote(url, safe=""), cancel=cancel),
+        body = self._dict(self.call("POST", "/renew/" + quote(url, safe=""), cancel=cancel,
+                                    idempotent=False, unknown_advice=RENEW_UNKNOWN_ADVICE),
                           "/renew")
         fresh = body.get("url")
         if not isinstance(fresh, str) or not fresh:
@@ -328,6 +337,17 @@ def check_poly(geometry: Any) -> None:
             "(large areas are tiled by the fetch engine)")
 
 
+def check_map_data(body: Dict[str, Any], kinds: Sequence[str]) -> None:
+    """Reject a /map-data answer lacking the result (with a 'data' list) of a requested type."""
+    for kind, name in (("mapFeatures", "mapFeatureResults"), ("imagery", "imageryResults")):
+        if kind not in kinds:
+            continue
+        part = body.get(name)
+        if not isinstance(part, dict) or not isinstance(part.get("data"), list):
+            raise InvalidResponseError(
+                f"The data API's /map-data answer has no '{name}' with a 'data' list")
+
+
 def map_data_geometry(geometry: Dict[str, Any], *, radius_m: Optional[float] = None,
                       buffer_m: Optional[float] = None) -> Dict[str, Any]:
     """The geometry object /map-data expects, with radius or buffer where needed."""
@@ -357,6 +377,23 @@ def map_data_geometry(geometry: Dict[str, Any], *, radius_m: Optional[float] = N
         raise ValidationError("map-data takes a Point with radius, a LineString with buffer "
                               "or a Polygon")
     return g
+
+
+def _last_page(got: int, consumed: int, total: Optional[int], limit: int) -> bool:
+    """True when paging should stop after a page of `got` items."""
+    if got == 0:
+        return True  # an empty page never advances: stopping avoids an endless loop
+    if total is not None:
+        return consumed >= total
+    # Without a total, a page shorter than the server's own limit (which may be lower than
+    # the one asked for) is the last one.
+    return got < limit
+
+
+def _count_or_none(value: Any) -> Optional[int]:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        return None
+    return int(value)
 
 
 def _check_coords(c: Any) -> None:

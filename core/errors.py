@@ -5,14 +5,19 @@ from __future__ import annotations
 import re
 from typing import Any, Optional
 
-_KEY_QUERY = re.compile(r"(?i)(apikey=)[^&\s#]*")
+_KEY_QUERY = re.compile(r"(?i)(apikey=)[^&\s#'\"]*")
+# Header dumps appear as "Authorization: Basic x", "'authorization': 'Bearer x'" or
+# "(b'authorization', b'Basic x')" depending on who prints them.
+_AUTH_VALUE = re.compile(
+    r"(?i)(authorization[\"']?\s*[:=,]\s*(?:b?[\"'])?(?:(?:basic|bearer|token)\s+)?)"
+    r"[^\s\"',)}\]]+")
 
 
 def redact(text: Optional[str]) -> Optional[str]:
-    """Return text with any `apiKey=` query value replaced by a placeholder."""
+    """Return text with `apiKey=` query values and Authorization values replaced by ***."""
     if text is None:
         return None
-    return _KEY_QUERY.sub(r"\1***", text)
+    return _AUTH_VALUE.sub(r"\1***", _KEY_QUERY.sub(r"\1***", text))
 
 
 class FleetStreetError(Exception):

@@ -12,7 +12,7 @@ from typing import Any, Callable, Dict, Generic, Iterable, List, Optional, Seque
 from .area import QueryArea
 from .cache import ResponseCache
 from .cancel import CancelToken
-from .data_client import DataClient
+from .data_client import DataClient, check_map_data
 from .errors import (
     AuthError,
     BudgetExceeded,
@@ -66,6 +66,8 @@ class FetchResult(Generic[T]):
     cancelled: bool = False
     #: Indices of the requests that failed after every retry (tile, or tile × week).
     failed_tiles: List[int] = field(default_factory=list)
+    #: Sentences worth showing the user about how the fetch went (e.g. budget overrun).
+    notes: List[str] = field(default_factory=list)
 
     @property
     def complete(self) -> bool:
@@ -103,15 +105,22 @@ class _Outcome:
 
 
 class FetchEngine:
-    """Runs the tile requests of a fetch concurrently over one client's connection pool."""
+    """Runs the tile requests of a fetch concurrently over one client's connection pool.
+
+    `budget` caps the credits of a fetch, with one exception: the price of a request is
+    learnt from its answer, so the first request is always sent alone and may by itself
+    cost more than a small budget; the result's `notes` (or the BudgetExceeded message)
+    then say so. `refresh=True` ignores cached answers (fresh ones are still stored).
+    """
 
     def __init__(self, client: DataClient, cache: Optional[ResponseCache] = None,
                  concurrency: Optional[int] = None,
                  progress: Optional[Callable[[FetchProgress], None]] = None,
                  cancel: Optional[CancelToken] = None, budget: Optional[float] = None,
-                 max_km2: float = 4.5) -> None:
+                 max_km2: float = 4.5, refresh: bool = False) -> None:
         self.client = client
         self.cache = cache
+        self.refresh = refresh
         self.concurrency = max(1, int(concurrency or client.profile.concurrency
                                       or DEFAULT_CONCURRENCY))
         self.progress = progress
@@ -221,7 +230,7 @@ class FetchEngine:
         """Fetch one tile: the cache first (renewing stale URLs), else the API."""
         self.cancel.raise_if_cancelled()
         endpoint = self._endpoint(job.path)
-        if self.cache is not None:
+        if self.cache is not None and not self.refresh:
             entry = self.cache.get_entry("POST", endpoint, job.body, job.params)
             if entry is not None:
                 body, fetched_at = entry
@@ -236,11 +245,11 @@ class FetchEngine:
                 else:
                     if renewed:
                         self.cache.put("POST", endpoint, job.body, job.params, body, fetched_at)
-                    _check_body(job.path, body)
+                    _check_body(job.path, body, job.body)
                     return _Outcome(job, body, True)
         body = self.client.call("POST", job.path, params=job.params, body=job.body,
                                 cancel=self.cancel)
-        _check_body(job.path, body)
+        _check_body(job.path, body, job.body)
         if self.cache is not None:
             self.cache.put("POST", endpoint, job.body, job.params, body)
         return _Outcome(job, body, False)
@@ -249,13 +258,12 @@ class FetchEngine:
              ) -> Tuple[List[_Outcome], FetchResult, Optional[PartialFetchError]]:
         result: FetchResult = FetchResult(tiles_total=len(jobs))
         self.cancel.raise_if_cancelled()
-        # The balance is read alongside the first tiles rather than before them: it costs no
-        # round trip, and a bad key or an empty balance still stops the run at its first answer.
-        balance_reader = ThreadPoolExecutor(max_workers=1,
-                                            thread_name_prefix="fleetstreet-balance")
-        balance_future = balance_reader.submit(self.client.balance)
-        balance_reader.shutdown(wait=False)
         self._report(0, len(jobs), 0, 0.0, f"Fetching {what}: {len(jobs)} requests")
+        # The balance is read before any tile is sent: answers without credit figures
+        # (/mapFeatures/poly) are costed from the balance, which must not include them yet.
+        result.balance_before = self._balance_or_none(result)
+        if result.cancelled:
+            return [], result, None
         outcomes: Dict[int, _Outcome] = {}
         errors: Dict[int, FleetStreetError] = {}
         pending = deque(jobs)
@@ -264,6 +272,7 @@ class FetchEngine:
         unreported = False
         min_remaining: Optional[float] = None
         budget_hit = False
+        first_cost: Optional[float] = None  # credits of the first request, sent alone
         fatal: Optional[FleetStreetError] = None
         objects = 0
         pool = ThreadPoolExecutor(max_workers=self.concurrency,
@@ -316,9 +325,18 @@ class FetchEngine:
                         used, remaining = _credits_of(outcome.body)
                         if used is None:
                             unreported = True
+                            if self.budget is not None:
+                                # The budget needs a price: learn it from the balance.
+                                spent, remaining = self._spent_since(result.balance_before)
+                                if spent is not None:
+                                    per_request = max(per_request,
+                                                      spent - result.credits_used)
+                                    result.credits_used = max(result.credits_used, spent)
                         else:
                             result.credits_used += used
                             per_request = max(per_request, used)
+                        if first_cost is None:
+                            first_cost = result.credits_used
                         if remaining is not None:
                             min_remaining = remaining if min_remaining is None \
                                 else min(min_remaining, remaining)
@@ -329,19 +347,11 @@ class FetchEngine:
             # Do not wait for requests in flight: cancel must return at once.
             pool.shutdown(wait=not (result.cancelled or fatal is not None or budget_hit),
                           cancel_futures=True)
-        try:
-            result.balance_before = balance_future.result()
-        except FleetStreetError:
-            if not outcomes:
-                raise  # nothing fetched: the key or the balance is the whole story
         result.credits_remaining = min_remaining
         if unreported and result.tiles_fetched and not result.cancelled:
-            try:
-                after = self.client.balance()
-            except FleetStreetError:
-                after = None
-            if after is not None and result.balance_before is not None:
-                result.credits_used = max(result.credits_used, result.balance_before - after)
+            spent, after = self._spent_since(result.balance_before)
+            if spent is not None:
+                result.credits_used = max(result.credits_used, spent)
                 result.credits_remaining = after
         if result.credits_remaining is None and result.balance_before is not None:
             result.credits_remaining = result.balance_before - result.credits_used
@@ -349,19 +359,55 @@ class FetchEngine:
         ordered = [outcomes[i] for i in sorted(outcomes)]
         self._report(len(outcomes), len(jobs), objects, result.credits_used,
                      "Cancelled" if result.cancelled else f"{what}: done")
+        if self.budget is not None and first_cost is not None and first_cost > self.budget:
+            result.notes.append(
+                f"The first request was sent alone to learn the price and by itself cost "
+                f"{first_cost:g} credits, more than the budget of {self.budget:g}")
         error: Optional[PartialFetchError] = None
         if result.cancelled:
             pass
         elif budget_hit:
-            error = BudgetExceeded(
-                f"Stopped after {len(outcomes)} of {len(jobs)} requests: the next would exceed "
-                f"the budget of {self.budget:g} credits ({result.credits_used:g} spent)",
-                result=result)
+            message = (f"Stopped after {len(outcomes)} of {len(jobs)} requests: the next would "
+                       f"exceed the budget of {self.budget:g} credits "
+                       f"({result.credits_used:g} spent)")
+            if result.notes:
+                message += ". " + ". ".join(result.notes)
+            error = BudgetExceeded(message, result=result)
         elif errors:
             error = PartialFetchError(
                 f"{len(errors)} of {len(jobs)} requests for {what} failed; "
                 f"{len(outcomes)} succeeded", result=result, cause=errors[min(errors)])
         return ordered, result, error
+
+    def _balance_or_none(self, result: FetchResult) -> Optional[float]:
+        """The balance before the fetch, waiting cancellably; None if it cannot be read."""
+        reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fleetstreet-balance")
+        future = reader.submit(self.client.balance)
+        reader.shutdown(wait=False)
+        while not future.done():
+            if self.cancel.wait(0.05):
+                result.cancelled = True
+                return None
+        try:
+            return future.result()
+        except FetchCancelled:
+            result.cancelled = True
+            return None
+        except _FATAL:
+            raise  # a bad key or an empty account stops the fetch before it spends anything
+        except FleetStreetError as exc:
+            log.info("reading the balance failed (%s); credits may be under-reported", exc)
+            return None
+
+    def _spent_since(self, before: Optional[float]) -> Tuple[Optional[float], Optional[float]]:
+        """(credits spent since `before`, balance now) from a fresh balance read."""
+        if before is None:
+            return None, None
+        try:
+            after = self.client.balance()
+        except FleetStreetError:
+            return None, None
+        return max(0.0, before - after), after
 
     # -- merging --------------------------------------------------------------------------
 
@@ -413,7 +459,9 @@ class FetchEngine:
                         ) -> Tuple[FetchResult, FetchResult]:
         pages = [o.parsed for o in outcomes]
         wanted = set(classes) if classes else None
-        base = {k: v for k, v in result.__dict__.items() if k != "items"}
+        # Lists are copied so the two results never share (and mutate) one list.
+        base = {k: list(v) if isinstance(v, list) else v
+                for k, v in result.__dict__.items() if k != "items"}
         feats = FetchResult(items=self._merge_features(
             (p.features for p in pages), area, wanted, min_confidence), **base)
         frames = FetchResult(items=self._merge_frames((p.frames for p in pages), area), **base)
@@ -429,7 +477,7 @@ def _parse(job: _Job, body: Any) -> Any:
     return ImageryPage.from_json(body, week=job.week).frames
 
 
-def _check_body(path: str, body: Any) -> None:
+def _check_body(path: str, body: Any, request: Any = None) -> None:
     """Reject a 2xx body that lacks what the endpoint promises (never an empty result)."""
     if not isinstance(body, dict):
         raise InvalidResponseError(f"The answer of {path} is not a JSON object")
@@ -437,6 +485,9 @@ def _check_body(path: str, body: Any) -> None:
         raise InvalidResponseError(f"The answer of {path} has no 'frames' list")
     if path == "/mapFeatures/poly" and not isinstance(body.get("features"), list):
         raise InvalidResponseError(f"The answer of {path} has no 'features' list")
+    if path == "/map-data":
+        kinds = request.get("type") if isinstance(request, dict) else None
+        check_map_data(body, kinds if isinstance(kinds, list) else ["mapFeatures", "imagery"])
 
 
 def _credits_of(body: Any) -> Tuple[Optional[float], Optional[float]]:

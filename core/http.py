@@ -41,6 +41,44 @@ _SPACES = re.compile(r"\s+")
 
 Params = Optional[Mapping[str, Any]]
 
+#: Failures that prove the request never reached the server, so even a POST that creates
+#: something (bursts) or spends credits may be sent again.
+_NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
+UNKNOWN_OUTCOME = ("The server may or may not have carried out the request (the outcome is "
+                   "unknown), so it was not sent again")
+_LOGGERS = ("httpx", "httpcore", "httpcore.connection", "httpcore.http11", "httpcore.http2",
+            "httpcore.proxy", "httpcore.socks")
+
+
+class RedactKeysFilter(logging.Filter):
+    """Logging filter that blanks API keys in a record's message and arguments."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """Redact the record in place; never drops it."""
+        # Redact the formatted text, not msg and args apart: a key may sit in either, and
+        # editing the format string alone could break its placeholders.
+        try:
+            text = record.getMessage()
+        except Exception:  # a broken record is logging's business, not ours
+            return True
+        cleaned = redact(text)
+        if cleaned != text:
+            record.msg, record.args = cleaned, ()
+        return True
+
+
+def install_log_redaction() -> None:
+    """Put one RedactKeysFilter on the httpx and httpcore loggers (idempotent)."""
+    for name in _LOGGERS:
+        logger = logging.getLogger(name)
+        # Compare by class name: a plugin reload creates a new class object.
+        if not any(type(f).__name__ == RedactKeysFilter.__name__ for f in logger.filters):
+            logger.addFilter(RedactKeysFilter())
+
+
+# httpx logs every request URL at INFO, and a key may travel in the query (?apiKey=).
+install_log_redaction()
+
 
 def describe_request(method: str, url: Union[str, httpx.URL]) -> str:
     """'METHOD url' with any key in the query redacted, for error messages."""
@@ -210,10 +248,13 @@ class HttpTransport:
         headers: Optional[Mapping[str, str]] = None,
         cancel: Optional[CancelToken] = None,
         retry: bool = True,
+        idempotent: bool = True,
+        unknown_advice: str = "",
     ) -> Any:
         """Send a request and return its parsed JSON body, or raise the typed error."""
         response = self._send(method, url, params=params, json_body=json_body, headers=headers,
-                              cancel=cancel, retry=retry, want_json=True)
+                              cancel=cancel, retry=retry, want_json=True,
+                              idempotent=idempotent, unknown_advice=unknown_advice)
         return response[1]
 
     def request(
@@ -226,14 +267,21 @@ class HttpTransport:
         headers: Optional[Mapping[str, str]] = None,
         cancel: Optional[CancelToken] = None,
         retry: bool = True,
+        idempotent: bool = True,
+        unknown_advice: str = "",
     ) -> httpx.Response:
         """Send a request and return the successful response (body read), or raise."""
         return self._send(method, url, params=params, json_body=json_body, headers=headers,
-                          cancel=cancel, retry=retry, want_json=False)[0]
+                          cancel=cancel, retry=retry, want_json=False,
+                          idempotent=idempotent, unknown_advice=unknown_advice)[0]
 
     def _send(self, method: str, url: str, *, params: Params, json_body: Any,
               headers: Optional[Mapping[str, str]], cancel: Optional[CancelToken],
-              retry: bool, want_json: bool) -> Any:
+              retry: bool, want_json: bool, idempotent: bool = True,
+              unknown_advice: str = "") -> Any:
+        # A non-idempotent request (one that creates or spends) is retried only when it
+        # certainly had no effect: sending it again after a 5xx, a connection lost after
+        # sending or a cut 2xx body could do the work twice.
         cancel = cancel or self.cancel
         attempts = self.max_attempts if retry else 1
         clean_params = {k: v for k, v in (params or {}).items() if v is not None}
@@ -250,6 +298,8 @@ class HttpTransport:
             except httpx.RequestError as exc:
                 last_error = NetworkError(
                     f"Could not reach the server ({type(exc).__name__})", request=described)
+                if not idempotent and not isinstance(exc, _NOT_SENT):
+                    raise _unknown_outcome(last_error, unknown_advice) from None
             else:
                 status = response.status_code
                 if 200 <= status < 300:
@@ -261,11 +311,18 @@ class HttpTransport:
                         last_error = InvalidResponseError(
                             "The server answered with a body that is not valid JSON",
                             status=status, server_message=_snippet(response), request=described)
+                        if not idempotent:
+                            raise _unknown_outcome(last_error, unknown_advice) from None
                 else:
                     message = server_message_of(response)
                     last_error = error_for(status, message, described)
                     retryable = status in RETRY_STATUSES or (
                         status == 403 and classify_403(message) in ("throttle", "unknown"))
+                    if not idempotent and retryable and status != 429:
+                        # 429 is the one refusal that promises the request was not processed.
+                        if status >= 500:
+                            raise _unknown_outcome(last_error, unknown_advice)
+                        raise last_error
                     if not retryable:
                         raise last_error
                     wait = retry_after_seconds(response.headers.get("Retry-After"))
@@ -323,6 +380,17 @@ class HttpTransport:
             self._sleep(delay, cancel)
         assert last_error is not None
         raise last_error
+
+
+def _unknown_outcome(error: FleetStreetError, advice: str) -> FleetStreetError:
+    """The same kind of error, saying that the request may have taken effect."""
+    message = f"{error.message.rstrip('.')}. {UNKNOWN_OUTCOME}"
+    if advice:
+        message += f"; {advice}"
+    fresh = type(error)(message, status=error.status, server_message=error.server_message,
+                        request=error.request)
+    fresh.outcome_unknown = True  # type: ignore[attr-defined]
+    return fresh
 
 
 def _parse_json(response: httpx.Response) -> Any:

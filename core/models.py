@@ -266,8 +266,8 @@ class Frame:
     device: Optional[str] = None
     lat: Optional[float] = None
     lon: Optional[float] = None
-    lat_ref: Optional[str] = None
-    lon_ref: Optional[str] = None
+    lat_ref: Optional[float] = None
+    lon_ref: Optional[float] = None
     gdop: Optional[float] = None
     hdop: Optional[float] = None
     pdop: Optional[float] = None
@@ -293,8 +293,8 @@ class Frame:
             device=_str(d.get("device")),
             lat=_float(_pick(pos, "lat", "latitude", default=d.get("lat"))),
             lon=_float(_pick(pos, "lon", "lng", "longitude", default=d.get("lon"))),
-            lat_ref=_str(_pick(pos, "lat_ref", "latRef")),
-            lon_ref=_str(_pick(pos, "lon_ref", "lonRef")),
+            lat_ref=_float(_pick(pos, "lat_ref", "latRef")),
+            lon_ref=_float(_pick(pos, "lon_ref", "lonRef")),
             gdop=_float(pos.get("gdop")),
             hdop=_float(pos.get("hdop")),
             pdop=_float(pos.get("pdop")),

@@ -34,6 +34,7 @@ class Settings:
     density: float = 1.0
     max_trip_days: int = 7
     max_area_km2: float = 5.0
+    feature_credits_in_body: bool = False
     home_lon: float = 13.40
     home_lat: float = 52.52
     devices: int = 5
@@ -58,7 +59,9 @@ class Settings:
             elif name == "fault_kinds":
                 value = _fault_kinds(value)
             elif isinstance(current, bool):
-                value = bool(value)
+                # bool("false") is True; accept the spellings a query string or CLI would use.
+                value = (value.strip().lower() in ("1", "true", "yes", "on")
+                         if isinstance(value, str) else bool(value))
             elif isinstance(current, int):
                 value = int(value)
             elif isinstance(current, float):
@@ -112,6 +115,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--density", type=float, default=d.density, help="object density multiplier")
     p.add_argument("--max-trip-days", type=int, default=d.max_trip_days)
     p.add_argument("--max-area-km2", type=float, default=d.max_area_km2)
+    p.add_argument(
+        "--feature-credits-in-body",
+        action="store_true",
+        help="add creditsUsed/creditsRemaining to /mapFeatures/poly answers (undocumented)",
+    )
     p.add_argument("--home-lon", type=float, default=d.home_lon, help="fleet home longitude")
     p.add_argument("--home-lat", type=float, default=d.home_lat, help="fleet home latitude")
     p.add_argument("--devices", type=int, default=d.devices, help="number of fleet devices")

@@ -152,7 +152,10 @@ def map_features(st: EmulatorState, body: Any) -> dict[str, Any]:
     feats = select_features(st, geom)
     used = len(feats) * st.price("feature")
     st.charge(f"POST {P}/mapFeatures/poly", used)
-    return {"features": feats, "creditsUsed": used, "creditsRemaining": st.balance}
+    if st.settings.feature_credits_in_body:
+        return {"features": feats, "creditsUsed": used, "creditsRemaining": st.balance}
+    # The documented answer carries no credit figures; clients must cost it from /balance.
+    return {"features": feats}
 
 
 def map_data(st: EmulatorState, body: Any) -> dict[str, Any]:

@@ -161,11 +161,14 @@ class Fleet:
                 return others[-1] if direction < 0 else others[0]
         return None
 
-    def trip_json(self, tr: Trip) -> dict[str, Any]:
-        """Trip record as the fleet API returns it."""
+    def trip_json(self, tr: Trip, now: float | None = None) -> dict[str, Any]:
+        """Trip record as the fleet API returns it; no stop ends after `now`."""
         prev, nxt = self._neighbour(tr, -1), self._neighbour(tr, 1)
         began = prev.end if prev else tr.start - 12 * 3600
         ended = nxt.start if nxt else tr.end + 12 * 3600
+        if now is not None:
+            # A device still parked at `now` has a stop that ends, so far, at `now`.
+            ended = min(ended, max(now, tr.end))
         (lat1, lon1), (lat2, lon2) = tr.points[0], tr.points[-1]
         return {
             "id": tr.id,
@@ -196,7 +199,7 @@ class Fleet:
             "startDate": iso_ms(start),
             "endDate": iso_ms(end),
             "totalDistanceKm": round(sum(t.distance_km for t in trips), 3),
-            "trips": [self.trip_json(t) for t in trips],
+            "trips": [self.trip_json(t, now) for t in trips],
         }
 
     def location(self, device_id: str, now: float) -> dict[str, Any]:

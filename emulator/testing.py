@@ -38,6 +38,8 @@ def knob_args(knobs: dict[str, Any]) -> list[str]:
         flag = "--" + name.replace("_", "-")
         if name == "prices":
             args += ["--prices", json.dumps(value)]
+        elif isinstance(value, bool):
+            args += [flag] if value else []  # on/off knobs are store_true flags
         elif isinstance(value, (list, tuple)):
             args += [flag, ",".join(str(v) for v in value)]
         else:

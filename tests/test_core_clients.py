@@ -92,6 +92,72 @@ def test_ai_event_search_windows_pages_and_dedupes():
     assert len({e.id for e in events}) == len(events)
 
 
+def data_with(handler):
+    return DataClient(PROFILE, http=HttpTransport(PROFILE, transport=httpx.MockTransport(handler)))
+
+
+def capped_bursts(n, cap, with_total=True):
+    """A /bursts handler holding n bursts that never returns more than cap per page."""
+    asked = []
+
+    def handler(request):
+        skip = int(request.url.params["skip"])
+        limit = min(int(request.url.params["limit"]), cap)
+        asked.append(skip)
+        page = [{"id": f"b{i}", "status": "active"} for i in range(skip, min(n, skip + limit))]
+        body = {"limit": limit, "skip": skip, "bursts": page}
+        if with_total:
+            body["total"] = n
+        return httpx.Response(200, json=body)
+
+    return handler, asked
+
+
+@pytest.mark.parametrize("with_total", [True, False])
+def test_all_bursts_follows_total_and_the_servers_page_size(with_total):
+    handler, asked = capped_bursts(120, cap=50, with_total=with_total)
+    bursts = data_with(handler).all_bursts(page_size=100)
+    assert [b.id for b in bursts] == [f"b{i}" for i in range(120)]
+    assert asked == [0, 50, 100]
+
+
+def test_paging_stops_on_an_empty_page_despite_a_larger_total():
+    calls = []
+
+    def handler(request):
+        calls.append(request)
+        if request.url.path.endswith("/bursts"):
+            skip = int(request.url.params["skip"])
+            page = [{"id": "only"}] if skip == 0 else []
+            return httpx.Response(200, json={"total": 1000, "limit": 100, "skip": skip,
+                                             "bursts": page})
+        return httpx.Response(200, json={"events": [], "pagination": {"total": 1000,
+                                                                      "limit": 500}})
+
+    client = data_with(handler)
+    assert [b.id for b in client.all_bursts()] == ["only"] and len(calls) == 2
+    assert client.search_ai_events("2026-01-01", "2026-01-02") == [] and len(calls) == 3
+
+
+def test_ai_event_search_follows_total_with_a_smaller_server_page():
+    offsets = []
+
+    def handler(request):
+        import json
+
+        body = json.loads(request.content)
+        offset = body["offset"]
+        offsets.append(offset)
+        events = [{"id": f"e{i}", "type": "HIGH_SPEED"} for i in range(offset, min(250, offset
+                                                                                    + 100))]
+        return httpx.Response(200, json={"events": events, "pagination": {
+            "total": 250, "limit": 100, "offset": offset}})
+
+    events = data_with(handler).search_ai_events("2026-01-01", "2026-01-10")
+    assert sorted(e.id for e in events) == sorted(f"e{i}" for i in range(250))
+    assert offsets == [0, 100, 200]
+
+
 # -- against the emulator -------------------------------------------------------------------
 
 
@@ -132,7 +198,7 @@ def test_data_endpoints_on_emulator(emulator):
     with DataClient(profile_of(emulator)) as client:
         before = client.balance()
         feats = client.map_features_poly(poly)
-        assert feats and feats.credits_used is not None
+        assert feats and feats.credits_used is None  # the documented answer has none
         latest = client.latest_poly(poly, headings=True)
         assert latest.frames and latest.credits_remaining is not None
         week = client.imagery_poly(poly, date.today() - timedelta(days=10))

@@ -249,7 +249,7 @@ def test_cached_entry_refetched_when_renewal_fails(tmp_path):
     engine = FetchEngine(client, cache=cache)
     tile = engine.tiles(area)[0]
     cache.put("POST", "http://d.test/latest/poly", tile.geojson, {"headings": "true"}, stale,
-              fetched_at=0)
+              fetched_at=time.time() - 60)
     result = engine.latest_imagery(area)
     assert result.tiles_fetched == 1 and result.tiles_from_cache == 0
     assert result.items[0].url.endswith("Signature=y")
@@ -272,3 +272,174 @@ def test_cache_is_thread_safe(tmp_path):
     for t in threads:
         t.join()
     assert len(cache) == 400
+
+
+# -- cache lifetimes, refresh, clear ---------------------------------------------------------
+
+
+def test_cache_lifetimes_per_endpoint(tmp_path):
+    from datetime import datetime, timezone
+
+    from fleet_street.core.cache import CacheLifetimes
+
+    cache = ResponseCache(str(tmp_path / "l.sqlite"))
+    base = "http://d.test/api"
+    # Wednesday 2026-01-07 noon UTC; its ISO week ends on Monday 2026-01-12.
+    wed = datetime(2026, 1, 7, 12, tzinfo=timezone.utc).timestamp()
+    next_week = datetime(2026, 1, 13, tzinfo=timezone.utc).timestamp()
+    past, current = {"week": "2025-12-29"}, {"week": "2026-01-05"}
+    for path, params in [("/imagery/poly", past), ("/imagery/poly", current),
+                         ("/latest/poly", {}), ("/mapFeatures/poly", {}), ("/map-data", {})]:
+        cache.put("POST", base + path, {"g": 1}, params, {"path": path}, fetched_at=wed)
+
+    def alive(path, params, now):
+        return cache.get("POST", base + path, {"g": 1}, params, now=now) is not None
+
+    assert alive("/imagery/poly", past, wed + 10 * 365 * 86400)  # an ended week: forever
+    assert alive("/imagery/poly", current, wed + 3500)
+    assert not alive("/imagery/poly", current, wed + 3700)  # new frames may have come
+    # Fetched mid-week, the answer stays short-lived even after the week has ended.
+    assert not alive("/imagery/poly", current, next_week)
+    for path in ("/latest/poly", "/mapFeatures/poly", "/map-data"):
+        assert alive(path, {}, wed + 23 * 3600), path
+        assert not alive(path, {}, wed + 25 * 3600), path
+    cache.put("POST", base + "/imagery/poly", {"g": 1}, current, {"late": 1}, fetched_at=next_week)
+    assert alive("/imagery/poly", current, next_week + 10 * 365 * 86400)
+    short = ResponseCache(str(tmp_path / "l.sqlite"),
+                          lifetimes=CacheLifetimes(latest_imagery=60, past_week_imagery=3600))
+    assert not short.get("POST", base + "/latest/poly", {"g": 1}, {}, now=wed + 61)
+    assert not short.get("POST", base + "/imagery/poly", {"g": 1}, past, now=wed + 3601)
+
+
+def test_cache_clear_and_size(tmp_path):
+    cache = ResponseCache(str(tmp_path / "s.sqlite"))
+    entries, empty = cache.size()
+    assert entries == 0
+    for i in range(200):
+        cache.put("POST", "http://x/latest/poly", {"i": i}, None, {"frames": ["x" * 500]})
+    entries, full = cache.size()
+    assert entries == 200 and full > empty + 200 * 500
+    cache.clear()
+    entries, cleared = cache.size()
+    assert entries == 0 and cleared < full and len(cache) == 0
+
+
+def test_rerun_after_a_day_fetches_latest_imagery_again_and_refresh_skips_cache(emulator,
+                                                                                tmp_path):
+    area = area_km2(0.3)
+    cache = ResponseCache(str(tmp_path / "c.sqlite"))
+    with client_for(emulator) as client:
+        first = FetchEngine(client, cache=cache).latest_imagery(area)
+        assert FetchEngine(client, cache=cache).latest_imagery(area).tiles_from_cache == 1
+        fresh = FetchEngine(client, cache=cache, refresh=True).latest_imagery(area)
+        assert fresh.tiles_fetched == 1 and fresh.tiles_from_cache == 0
+        tile = FetchEngine(client).tiles(area)[0]
+        endpoint_url = client.profile.data_url + "/latest/poly"
+        stored, when = cache.get_entry("POST", endpoint_url, tile.geojson, {"headings": "true"})
+        assert when > time.time() - 60  # refresh still wrote the cache
+        cache.put("POST", endpoint_url, tile.geojson, {"headings": "true"}, stored,
+                  fetched_at=time.time() - 25 * 3600)
+        later = FetchEngine(client, cache=cache).latest_imagery(area)
+    assert later.tiles_fetched == 1 and later.tiles_from_cache == 0
+    requests = endpoint(emulator.stats(), "POST /api/developer/latest/poly")["requests"]
+    assert requests == 3 and first.tiles_total == 1
+
+
+# -- /map-data answers, budget, credits without figures ----------------------------------------
+
+
+def mock_client(handler, **kw):
+    profile = ConnectionProfile(data_url="http://d.test", data_key="K", max_attempts=2)
+    http = HttpTransport(profile, transport=httpx.MockTransport(handler), backoff_base=0.001,
+                         backoff_cap=0.001)
+    return DataClient(profile, http=http)
+
+
+@pytest.mark.parametrize("answer", [
+    {"totalCreditsUsed": 0, "imageryResults": {"data": []}},
+    {"totalCreditsUsed": 0, "mapFeatureResults": {"data": None}, "imageryResults": {"data": []}},
+    {"totalCreditsUsed": 0, "mapFeatureResults": {"data": []}, "imageryResults": {"data": {}}},
+    {"totalCreditsUsed": 0, "mapFeatureResults": [], "imageryResults": {"data": []}},
+])
+def test_map_data_answer_missing_a_result_is_invalid(answer):
+    def handler(request):
+        if request.url.path.endswith("/balance"):
+            return httpx.Response(200, json={"balance": 100})
+        return httpx.Response(200, json=answer)
+
+    with pytest.raises(errors.PartialFetchError) as info:
+        FetchEngine(mock_client(handler)).map_data(area_km2(1))
+    assert isinstance(info.value.cause, errors.InvalidResponseError)
+    assert info.value.result[0].tiles_fetched == 0
+    with pytest.raises(errors.InvalidResponseError):
+        mock_client(handler).map_data({"type": "Point", "coordinates": [13.4, 52.5]},
+                                      radius_m=50)
+
+
+def test_map_data_answer_only_needs_the_requested_results():
+    def handler(request):
+        if request.url.path.endswith("/balance"):
+            return httpx.Response(200, json={"balance": 100})
+        return httpx.Response(200, json={"totalCreditsUsed": 0, "imageryResults": {"data": []}})
+
+    feats, frames = FetchEngine(mock_client(handler)).map_data(area_km2(1), features=False)
+    assert frames.complete and frames.items == [] and feats.items == []
+
+
+def priced_features(price, balance=1000.0, report=True):
+    """A handler charging `price` per /mapFeatures/poly answer (reported in the body or not)."""
+    state = {"balance": balance, "tiles": 0}
+    lock = threading.Lock()
+
+    def handler(request):
+        if request.url.path.endswith("/balance"):
+            time.sleep(0.2)  # the balance is read at answer time, after a slow trip
+            with lock:
+                return httpx.Response(200, json={"balance": state["balance"]})
+        with lock:
+            state["balance"] -= price
+            state["tiles"] += 1
+        body = {"features": []}
+        if report:
+            body.update(creditsUsed=price, creditsRemaining=state["balance"])
+        return httpx.Response(200, json=body)
+
+    return handler, state
+
+
+def test_first_request_over_a_small_budget_is_explained():
+    handler, state = priced_features(50)
+    with pytest.raises(errors.BudgetExceeded) as info:
+        FetchEngine(mock_client(handler), budget=10).map_features(area_km2(12))
+    assert state["tiles"] == 1
+    assert "first request was sent alone to learn the price" in str(info.value)
+    assert info.value.result.notes and info.value.result.credits_used == 50
+    handler, _ = priced_features(50)
+    single = FetchEngine(mock_client(handler), budget=10).map_features(area_km2(1))
+    assert single.complete and "cost 50 credits, more than the budget of 10" in single.notes[0]
+    handler, _ = priced_features(5)
+    with pytest.raises(errors.BudgetExceeded) as info:
+        FetchEngine(mock_client(handler), budget=12).map_features(area_km2(12))
+    assert "first request" not in str(info.value) and not info.value.result.notes
+
+
+def test_credits_without_figures_come_from_the_balance():
+    handler, state = priced_features(7, report=False)
+    result = FetchEngine(mock_client(handler), concurrency=3).map_features(area_km2(12))
+    assert state["tiles"] == 3
+    assert result.balance_before == 1000 and result.credits_used == 21
+    assert result.credits_remaining == 979
+    handler, state = priced_features(7, report=False)
+    with pytest.raises(errors.BudgetExceeded) as info:
+        FetchEngine(mock_client(handler), budget=15).map_features(area_km2(12))
+    assert state["tiles"] == 2 and info.value.result.credits_used == 14
+
+
+def test_features_without_figures_on_emulator_match_the_charge(emulator):
+    with client_for(emulator) as client:
+        result = FetchEngine(client, concurrency=3).map_features(area_km2(12))
+        balance = client.balance()
+    stats = emulator.stats()
+    charged = endpoint(stats, "POST /api/developer/mapFeatures/poly")["credits"]
+    assert charged > 0 and result.credits_used == charged == stats["credits_used"]
+    assert result.credits_remaining == balance == result.balance_before - charged

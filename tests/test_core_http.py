@@ -163,3 +163,101 @@ def test_validation_before_any_call():
     with pytest.raises(errors.ValidationError):
         client.create_bursts([{"type": "LineString", "coordinates": [[0, 0], [1, 1]]}])
     assert calls == []
+
+
+BURST = [{"type": "Point", "coordinates": [13.4, 52.5]}]
+CREATED = {"success": True, "bursts": [{"id": "b1", "status": "active"}], "creditsRemaining": 9}
+
+
+@pytest.mark.parametrize("failure,kind", [
+    ((500, {"error": "Internal server error"}), errors.ServerError),
+    ((503, {"error": "busy"}), errors.ServerError),
+    (httpx.RemoteProtocolError("dropped after sending"), errors.NetworkError),
+    (httpx.ReadTimeout("no answer"), errors.NetworkError),
+    ((200, '{"success": tr'), errors.InvalidResponseError),
+])
+def test_burst_create_is_not_retried_when_the_outcome_is_unknown(failure, kind):
+    transport, calls = scripted(failure, (200, CREATED))
+    client, _ = make(transport)
+    with pytest.raises(kind) as info:
+        client.create_bursts(BURST)
+    assert len(calls) == 1
+    text = str(info.value)
+    assert "outcome is unknown" in text and "bursts" in text and "before creating" in text
+    assert info.value.outcome_unknown
+
+
+@pytest.mark.parametrize("failure", [
+    httpx.ConnectError("refused"),
+    httpx.ConnectTimeout("no connection"),
+    (429, {"error": "Too Many Requests"}, {"Retry-After": "0"}),
+])
+def test_burst_create_is_retried_when_it_certainly_did_not_happen(failure):
+    transport, calls = scripted(failure, (200, CREATED))
+    client, _ = make(transport)
+    assert client.create_bursts(BURST).bursts[0].id == "b1"
+    assert len(calls) == 2
+
+
+def test_burst_create_definite_refusals_raise_at_once():
+    transport, calls = scripted((403, {"error": "Rate exceeded"}), (200, CREATED))
+    with pytest.raises(errors.RateLimitedError) as info:
+        make(transport)[0].create_bursts(BURST)
+    assert len(calls) == 1 and "outcome is unknown" not in str(info.value)
+    transport, calls = scripted((402, {"error": "Payment required"}))
+    with pytest.raises(errors.OutOfCreditsError):
+        make(transport)[0].create_bursts(BURST)
+    assert len(calls) == 1
+
+
+def test_renew_is_not_retried_after_a_server_error_but_queries_are():
+    transport, calls = scripted((502, {"error": "bad gateway"}), (200, {"url": "http://f/x"}))
+    with pytest.raises(errors.ServerError) as info:
+        make(transport)[0].renew_url("http://f/x?Expires=1&Signature=s")
+    assert len(calls) == 1 and "outcome is unknown" in str(info.value)
+    poly = {"type": "Polygon", "coordinates": [[[0, 0], [0.01, 0], [0.01, 0.01], [0, 0]]]}
+    for path, call in [
+        ("/mapFeatures/poly", lambda c: c.map_features_poly(poly)),
+        ("/latest/poly", lambda c: c.latest_poly(poly)),
+        ("/imagery/poly", lambda c: c.imagery_poly(poly, datetime(2026, 1, 5))),
+        ("/map-data", lambda c: c.map_data(poly)),
+        ("/aievents/search", lambda c: c.search_ai_events("2026-01-01", "2026-01-02")),
+    ]:
+        answer = {"features": [], "frames": [], "events": [],
+                  "mapFeatureResults": {"data": []}, "imageryResults": {"data": []}}
+        transport, calls = scripted((500, {"error": "x"}), httpx.RemoteProtocolError("cut"),
+                                    (200, '{"frames": ['), (200, answer))
+        call(make(transport)[0])
+        assert len(calls) == 4 and calls[0].url.path.endswith(path), path
+
+
+def test_truncated_burst_create_on_emulator_creates_one_burst_per_call(emulator):
+    profile = ConnectionProfile.from_env(emulator.env()).replace(max_attempts=4)
+    client = DataClient(profile, http=HttpTransport(profile, backoff_base=0.001,
+                                                    backoff_cap=0.01))
+    emulator.configure(fault_rate=1.0, fault_kinds=["truncate"])
+    for _ in range(4):
+        with pytest.raises(errors.InvalidResponseError) as info:
+            client.create_bursts(BURST)
+        assert "outcome is unknown" in str(info.value)
+    emulator.configure(fault_rate=0.0)
+    assert len(client.all_bursts()) == 4
+    stats = emulator.stats()["endpoints"]["POST /api/developer/burst/create"]
+    assert stats["requests"] == 4
+
+
+def test_api_key_never_reaches_httpx_logs(emulator, caplog):
+    import logging
+
+    caplog.set_level(logging.DEBUG)
+    profile = ConnectionProfile.from_env(emulator.env())
+    with DataClient(profile, key_in_query=True) as client:
+        client.balance()
+        with pytest.raises(errors.NotFoundError):
+            client.ai_event("0" * 24)
+    logging.getLogger("httpx").info("headers %s", {"Authorization": f"Basic {profile.data_key}"})
+    logging.getLogger("httpcore.http11").debug("Authorization: Bearer %s", profile.data_key)
+    records = [r for r in caplog.records if r.name.startswith(("httpx", "httpcore"))]
+    assert any("apiKey=***" in r.getMessage() for r in records)
+    assert all(profile.data_key not in r.getMessage() for r in records)
+    assert profile.data_key not in caplog.text

@@ -65,13 +65,15 @@ def test_trips_and_rewards_results():
 
 def test_frame_spelling_variants_and_key():
     a = Frame.from_json({"url": "u", "sequence": "s", "idx": 3, "timestamp": 1700000000000,
-                         "position": {"lat": 1, "lon": 2, "lat_ref": "N", "lon_ref": "E",
+                         "position": {"lat": 1, "lon": 2, "lat_ref": 1.5, "lon_ref": 2.5,
                                       "heading": 90}, "imu": {"acc_x": 1}})
     b = Frame.from_json({"url": "u", "sequence": "s", "idx": 3,
-                         "position": {"lat": 1, "lon": 2, "latRef": "N", "lonRef": "E",
+                         "position": {"lat": 1, "lon": 2, "latRef": "1.5", "lonRef": "2.5",
                                       "mountPosition": "front"}})
     assert a.key == b.key == ("s", 3)
-    assert (b.lat_ref, b.lon_ref, b.mount_position) == ("N", "E", "front")
+    assert (a.lat_ref, a.lon_ref) == (1.5, 2.5)
+    assert (b.lat_ref, b.lon_ref, b.mount_position) == (1.5, 2.5, "front")
+    assert Frame.from_json({"position": {"lat_ref": "N"}}).lat_ref is None
     assert a.heading == 90 and a.imu == {"acc_x": 1}
     assert a.timestamp.tzinfo is not None
     page = ImageryPage.from_json({"frames": [a.raw], "creditsUsed": 1, "creditsRemaining": 9},

@@ -83,7 +83,12 @@ def test_features_shape(emulator):
     assert all("direction" in f["properties"] for f in feats
                if f["class"] == "turn-restriction-sign")
     assert all("laneCount" in f["properties"] for f in feats if f["class"] == "lane-line")
-    assert res["creditsUsed"] == len(feats)
+    assert set(res) == {"features"}  # the documented shape: no credit figures
+    assert emulator.stats()["credits_used"] == len(feats)  # charged all the same
+    emulator.configure(feature_credits_in_body=True)
+    res = post(emulator, "/mapFeatures/poly", box(*BERLIN)).json()
+    assert res["creditsUsed"] == len(res["features"]) == len(feats)
+    assert res["creditsRemaining"] == 1_000_000 - 2 * len(feats)
 
 
 def test_us_speed_signs_in_mph_and_no_features_outside_coverage(emulator):

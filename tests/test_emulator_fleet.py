@@ -96,12 +96,37 @@ def test_trips_shape_and_polyline(emulator):
     assert res["totalDistanceKm"] == pytest.approx(total, abs=0.01)
 
 
+def _pop_open_stop_ends(res):
+    """stopEndedAt of stops still open at the request (they end at 'now', so they move)."""
+    now = dt.datetime.now(dt.timezone.utc)
+    return [_iso(t["secondStop"].pop("stopEndedAt")) for t in res["trips"]
+            if now - _iso(t["secondStop"]["stopEndedAt"]) < dt.timedelta(seconds=30)]
+
+
 def test_trips_deterministic(emulator):
     dev = _devices(emulator)[1]
     start, end = _week_range()
     a = _get(emulator, "/v1/trips", deviceId=dev["id"], startDate=start, endDate=end).json()
     b = _get(emulator, "/v1/trips", deviceId=dev["id"], startDate=start, endDate=end).json()
+    open_a, open_b = _pop_open_stop_ends(a), _pop_open_stop_ends(b)
     assert a == b
+    assert len(open_a) == len(open_b) <= 1 and all(x <= y for x, y in zip(open_a, open_b))
+
+
+def test_no_stop_ends_in_the_future(emulator):
+    start, end = _week_range()
+    open_stops = 0
+    for dev in _devices(emulator):
+        res = _get(emulator, "/v1/trips", deviceId=dev["id"], startDate=start,
+                   endDate=end).json()
+        now = dt.datetime.now(dt.timezone.utc)
+        for t in res["trips"]:
+            for stop in (t["firstStop"], t["secondStop"]):
+                assert _iso(stop["stopEndedAt"]) <= now, stop
+        last = res["trips"][-1]["secondStop"]
+        if now - _iso(last["stopEndedAt"]) < dt.timedelta(seconds=30):
+            open_stops += 1  # parked since its last trip: the stop lasts until now
+    assert open_stops >= 1
 
 
 def test_trips_errors(emulator):

@@ -103,3 +103,18 @@ def test_port_zero_prints_both_base_urls():
     assert fleet.startswith("fleet API: http://127.0.0.1:")
     port = int(fleet.rsplit(":", 1)[1])
     assert port > 0 and data == f"data API: http://127.0.0.1:{port}/api/developer"
+
+
+def test_on_off_knob_from_cli_and_config():
+    from emulator.config import Settings, build_parser, settings_from_args
+    from emulator.testing import knob_args
+
+    assert Settings().feature_credits_in_body is False
+    on = settings_from_args(build_parser().parse_args(knob_args({"feature_credits_in_body": True})))
+    assert on.feature_credits_in_body is True
+    assert knob_args({"feature_credits_in_body": False}) == []
+    s = Settings()
+    s.update({"feature_credits_in_body": "true"})
+    assert s.feature_credits_in_body is True
+    s.update({"feature_credits_in_body": "false"})
+    assert s.feature_credits_in_body is False
