@@ -51,8 +51,10 @@ def main() -> None:
         emu.configure(latency_ms=LATENCY_MS)
         print(f"area {area.area_km2:.1f} km², {tiles} tiles, injected latency "
               f"{LATENCY_MS:.0f} ms, emulator round trip without latency {floor * 1000:.0f} ms")
-        print(f"ideal = ceil(tiles / concurrency) x latency; target wall <= {TARGET} x ideal")
-        print(f"{'concurrency':>11}{'wall s':>9}{'ideal s':>9}{'ratio':>8}"
+        print(f"ideal = ceil(tiles / concurrency) x latency; target: the tile requests take "
+              f"<= {TARGET} x ideal.\nwall also counts the balance reads around them (before, "
+              "and after when answers carry no credit figures) and the merge.")
+        print(f"{'concurrency':>11}{'requests s':>11}{'ideal s':>9}{'ratio':>8}{'wall s':>8}"
               f"{'objects':>9}{'credits':>9}  ok")
         baseline = None
         for concurrency in (1, 2, 4, 8, 12):
@@ -63,9 +65,11 @@ def main() -> None:
                 wall = time.perf_counter() - start
             ideal = math.ceil(tiles / concurrency) * LATENCY_MS / 1000
             baseline = baseline or result
-            ok = wall / ideal <= TARGET
-            print(f"{concurrency:>11}{wall:>9.2f}{ideal:>9.2f}{wall / ideal:>8.2f}"
-                  f"{len(result.items):>9}{result.credits_used:>9.0f}  {'yes' if ok else 'NO'}")
+            requests = result.timings["requests"]
+            ok = requests / ideal <= TARGET
+            print(f"{concurrency:>11}{requests:>11.2f}{ideal:>9.2f}{requests / ideal:>8.2f}"
+                  f"{wall:>8.2f}{len(result.items):>9}{result.credits_used:>9.0f}"
+                  f"  {'yes' if ok else 'NO'}")
 
         emu.reset()
         emu.configure(fault_rate=0.3)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import time
 from collections import deque
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -68,6 +69,8 @@ class FetchResult(Generic[T]):
     failed_tiles: List[int] = field(default_factory=list)
     #: Sentences worth showing the user about how the fetch went (e.g. budget overrun).
     notes: List[str] = field(default_factory=list)
+    #: Seconds spent reading the balance (before and after) and sending the tile requests.
+    timings: Dict[str, float] = field(default_factory=dict)
 
     @property
     def complete(self) -> bool:
@@ -261,7 +264,10 @@ class FetchEngine:
         self._report(0, len(jobs), 0, 0.0, f"Fetching {what}: {len(jobs)} requests")
         # The balance is read before any tile is sent: answers without credit figures
         # (/mapFeatures/poly) are costed from the balance, which must not include them yet.
+        started = time.perf_counter()
         result.balance_before = self._balance_or_none(result)
+        requests_started = time.perf_counter()
+        result.timings["balance"] = requests_started - started
         if result.cancelled:
             return [], result, None
         outcomes: Dict[int, _Outcome] = {}
@@ -347,12 +353,15 @@ class FetchEngine:
             # Do not wait for requests in flight: cancel must return at once.
             pool.shutdown(wait=not (result.cancelled or fatal is not None or budget_hit),
                           cancel_futures=True)
+        requests_ended = time.perf_counter()
+        result.timings["requests"] = requests_ended - requests_started
         result.credits_remaining = min_remaining
         if unreported and result.tiles_fetched and not result.cancelled:
             spent, after = self._spent_since(result.balance_before)
             if spent is not None:
                 result.credits_used = max(result.credits_used, spent)
                 result.credits_remaining = after
+        result.timings["balance"] += time.perf_counter() - requests_ended
         if result.credits_remaining is None and result.balance_before is not None:
             result.credits_remaining = result.balance_before - result.credits_used
         result.failed_tiles = sorted(errors)

@@ -296,3 +296,13 @@ def test_cancel_stops_a_slow_fetch(fs_provider, fs_env):  # noqa: F811
         assert "ancel" in str(exc)
     assert feedback.isCanceled()
     assert time.monotonic() - started < 2.8
+
+
+def test_refresh_ignores_cached_answers(fs_provider, fs_env):  # noqa: F811
+    area = layer([square()])
+    run("fetchlatestimagery", {"INPUT": area, "OUTPUT": MEM})
+    first = fs_env.stats()["credits_used"]
+    results, _ = run("fetchlatestimagery", {"INPUT": area, "OUTPUT": MEM})
+    assert fs_env.stats()["credits_used"] == first and results["COMPLETE"] is True
+    run("fetchlatestimagery", {"INPUT": area, "REFRESH": True, "OUTPUT": MEM})
+    assert fs_env.stats()["credits_used"] == 2 * first

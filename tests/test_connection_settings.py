@@ -131,3 +131,19 @@ def test_settings_dialog_test_connection_runs_in_the_background(
     text = dialog.status.text()
     assert "Data API: OK, 1,000,000 credits left." in text
     assert "Fleet API:" in text and "wrong-key" not in text
+
+
+def test_settings_dialog_shows_and_clears_the_response_cache(
+        clean_settings, qgis_iface, fs_provider, fs_env):
+    from alg_helpers import layer, run, square
+
+    from fleet_street.ui.settings_dialog import SettingsDialog
+
+    run("fetchmapfeatures", {"INPUT": layer([square()]), "OUTPUT": "TEMPORARY_OUTPUT"})
+    dialog = SettingsDialog(qgis_iface.mainWindow())
+    assert dialog.cache_label.text().startswith("1 answer, ")
+    dialog.clear_cache()
+    assert dialog.cache_label.text() == "0 answers, 0.0 MB"
+    charged = fs_env.stats()["credits_used"]
+    run("fetchmapfeatures", {"INPUT": layer([square()]), "OUTPUT": "TEMPORARY_OUTPUT"})
+    assert fs_env.stats()["credits_used"] == 2 * charged  # asked (and paid) again

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from qgis.core import QgsApplication, QgsTask
 from qgis.gui import QgsFileWidget
 from qgis.PyQt.QtWidgets import (
@@ -9,6 +11,7 @@ from qgis.PyQt.QtWidgets import (
     QDialogButtonBox,
     QDoubleSpinBox,
     QFormLayout,
+    QHBoxLayout,
     QLabel,
     QLineEdit,
     QPushButton,
@@ -58,6 +61,15 @@ class SettingsDialog(QDialog):
         form.addRow("Parallel requests", self.concurrency)
         form.addRow("Request timeout", self.timeout)
         form.addRow("Cache folder", self.cache_dir)
+        cache_row = QHBoxLayout()
+        self.cache_label = QLabel("")
+        clear = QPushButton("Clear Cache")
+        clear.setToolTip("Forget stored answers: the next fetches ask the service (and pay) again")
+        clear.clicked.connect(self.clear_cache)
+        cache_row.addWidget(self.cache_label, 1)
+        cache_row.addWidget(clear)
+        form.addRow("Response cache", cache_row)
+        self.show_cache_size()
 
         self.status = QLabel("")
         self.status.setWordWrap(True)
@@ -81,6 +93,35 @@ class SettingsDialog(QDialog):
         edit.setEchoMode(QLineEdit.EchoMode.Password)
         edit.setPlaceholderText(STORED_HINT if authcfg else "paste the API key")
         return edit
+
+    def _cache(self):
+        from ..core.cache import ResponseCache
+        from ..processing_provider.algorithms.base import default_cache_dir
+
+        folder = default_cache_dir(resolve_profile())
+        return ResponseCache.in_folder(folder) if os.path.isdir(folder) else None
+
+    def show_cache_size(self) -> None:
+        """Show how many answers the response cache holds and its size on disk."""
+        try:
+            cache = self._cache()
+            entries, size = (0, 0)
+            if cache is not None:
+                entries, size = cache.size()
+                cache.close()
+        except Exception as exc:  # noqa: BLE001 - informational only
+            self.cache_label.setText(f"unreadable ({exc})")
+            return
+        plural = "" if entries == 1 else "s"
+        self.cache_label.setText(f"{entries:,} answer{plural}, {size / 1e6:,.1f} MB")
+
+    def clear_cache(self) -> None:
+        """Empty the response cache."""
+        cache = self._cache()
+        if cache is not None:
+            cache.clear()
+            cache.close()
+        self.show_cache_size()
 
     def save(self) -> None:
         """Store addresses in settings and keys in the auth database."""

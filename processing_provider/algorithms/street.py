@@ -135,19 +135,22 @@ class StreetAlgorithm(FleetStreetAlgorithm):
         from ...core.fetch import FetchEngine
 
         budget = None
-        if parameters is not None and "MAX_CREDITS" in parameters:
-            budget = self.parameterAsDouble(parameters, "MAX_CREDITS", context) or None
+        refresh = False
+        if parameters is not None:
+            if "MAX_CREDITS" in parameters:
+                budget = self.parameterAsDouble(parameters, "MAX_CREDITS", context) or None
+            if "REFRESH" in parameters:
+                refresh = self.parameterAsBool(parameters, "REFRESH", context)
         client = self.data_client(cancel)
         return FetchEngine(client, cache=self.response_cache(),
                            concurrency=self.profile.concurrency,
-                           progress=ProgressAdapter(feedback), cancel=cancel, budget=budget)
+                           progress=ProgressAdapter(feedback), cancel=cancel, budget=budget,
+                           refresh=refresh)
 
     def response_cache(self):
         """The response cache, or None when it cannot be opened."""
-        try:
-            from ...core.cache import ResponseCache
-        except ImportError:
-            return None
+        from ...core.cache import ResponseCache
+
         folder = default_cache_dir(self.profile)
         try:
             os.makedirs(folder, exist_ok=True)
@@ -212,6 +215,12 @@ class StreetAlgorithm(FleetStreetAlgorithm):
         feedback.pushInfo(f"Downloading {len(jobs)} images to {folder}.")
         return download_all(self.data_client(cancel), jobs, folder, cancel, feedback,
                             self.profile.concurrency)
+
+    def add_refresh_parameter(self) -> None:
+        """REFRESH: ask the service again instead of reusing cached answers."""
+        self.addParameter(advanced(QgsProcessingParameterBoolean(
+            "REFRESH", "Ignore cached answers (latest imagery and features are cached for "
+            "24 hours, past weeks for good)", False)))
 
     def add_complete_output(self) -> None:
         """COMPLETE: whether every request succeeded within the budget."""
@@ -292,6 +301,7 @@ class FetchMapFeatures(StreetAlgorithm):
             0.0, minValue=0.0, maxValue=1.0))
         self.add_download_parameters()
         self.add_budget_parameter()
+        self.add_refresh_parameter()
         self.add_complete_output()
         self.addParameter(QgsProcessingParameterFeatureSink(
             "OUTPUT", "Map features", TYPE_VECTOR_POINT))
@@ -328,6 +338,7 @@ class FetchLatestImagery(StreetAlgorithm):
             "HEADINGS", "Include frame headings", True))
         self.add_download_parameters()
         self.add_budget_parameter()
+        self.add_refresh_parameter()
         self.add_complete_output()
         self.addParameter(QgsProcessingParameterFeatureSink(
             "OUTPUT", "Imagery frames", TYPE_VECTOR_POINT))
@@ -366,6 +377,7 @@ class FetchImageryByWeek(StreetAlgorithm):
             DATETIME_DATE, optional=True))
         self.add_download_parameters()
         self.add_budget_parameter()
+        self.add_refresh_parameter()
         self.add_complete_output()
         self.addParameter(QgsProcessingParameterFeatureSink(
             "OUTPUT", "Imagery frames by week", TYPE_VECTOR_POINT))
@@ -409,6 +421,7 @@ class FetchMapData(StreetAlgorithm):
                                                         True))
         self.addParameter(QgsProcessingParameterBoolean("IMAGERY", "Retrieve imagery", True))
         self.add_budget_parameter()
+        self.add_refresh_parameter()
         self.add_complete_output()
         self.addParameter(QgsProcessingParameterFeatureSink(
             "OUTPUT", "Map features", TYPE_VECTOR_POINT))
@@ -567,6 +580,7 @@ class FetchBurstImagery(StreetAlgorithm):
             50.0, minValue=1.0))
         self.add_download_parameters()
         self.add_budget_parameter()
+        self.add_refresh_parameter()
         self.add_complete_output()
         self.addParameter(QgsProcessingParameterFeatureSink(
             "OUTPUT", "Burst imagery frames", TYPE_VECTOR_POINT))
