@@ -178,17 +178,19 @@ class LatestLocations(FleetAlgorithm):
                 except NotFoundError as exc:
                     if explicit:
                         raise
-                    feedback.pushWarning(f"No location for device {device_id}: {exc.message}")
-                    return None
+                    return exc  # reported below, from the algorithm's own thread
 
             with ThreadPoolExecutor(max(1, self.profile.concurrency)) as pool:
                 locations = list(pool.map(one, ids))
+        for device_id, loc in zip(ids, locations):
+            if isinstance(loc, NotFoundError):
+                feedback.pushWarning(f"No location for device {device_id}: {loc.message}")
         fields = make_fields(LOCATION_SPEC)
         sink, dest = self.sink(parameters, context, fields, WKB_POINT,
                                "Latest locations", style="locations")
         rows = []
         for device_id, loc in zip(ids, locations):
-            if loc is None:
+            if isinstance(loc, NotFoundError):
                 continue
             f = QgsFeature(fields)
             f.setAttributes([loc.device.id or device_id, loc.device.name, loc.speed_kmh,
