@@ -12,7 +12,10 @@ from qgis.core import QgsProcessingLayerPostProcessorInterface
 # (a bounded window, long after their layer is loaded) so that pointer never dangles.
 _KEEP_ALIVE: deque = deque(maxlen=256)
 
-STYLES_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "styles")
+PLUGIN_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+STYLES_DIR = os.path.join(PLUGIN_DIR, "styles")
+FEATURE_ICONS_DIR = os.path.join(PLUGIN_DIR, "icons", "features")
+ICON_SIZE_MM = 5.0
 
 
 def style_path(name: str) -> str:
@@ -31,8 +34,33 @@ def apply_style(layer, style: str) -> bool:
     if not os.path.exists(path):
         return False
     _message, ok = layer.loadNamedStyle(path)
+    if ok and os.path.basename(path) == "map_features.qml":
+        use_feature_icons(layer)
     layer.triggerRepaint()
     return bool(ok)
+
+
+def use_feature_icons(layer) -> int:
+    """Draw each feature class with the plugin's SVG icon; return how many classes got one.
+
+    A QML file stores SVG paths as written, which would break once the plugin is installed
+    elsewhere, so the icons are attached here with their path on this machine.
+    """
+    from qgis.core import QgsMarkerSymbol, QgsSvgMarkerSymbolLayer
+
+    renderer = layer.renderer()
+    if renderer is None or renderer.type() != "categorizedSymbol":
+        return 0
+    changed = 0
+    for index, category in enumerate(renderer.categories()):
+        icon = os.path.join(FEATURE_ICONS_DIR, f"{category.value()}.svg")
+        if not category.value() or not os.path.exists(icon):
+            continue
+        symbol = QgsMarkerSymbol()
+        symbol.changeSymbolLayer(0, QgsSvgMarkerSymbolLayer(icon, ICON_SIZE_MM))
+        renderer.updateCategorySymbol(index, symbol)
+        changed += 1
+    return changed
 
 
 class StylePostProcessor(QgsProcessingLayerPostProcessorInterface):
