@@ -181,14 +181,15 @@ class HttpTransport:
         cancel: Optional[CancelToken] = None,
         transport: Optional[httpx.BaseTransport] = None,
         *,
-        backoff_base: float = 0.25,
+        backoff_base: Optional[float] = None,
         backoff_cap: float = 20.0,
         retry_after_cap: float = 60.0,
     ) -> None:
         self.profile = profile
         self.cancel = cancel or CancelToken()
         self.max_attempts = profile.max_attempts
-        self.backoff_base = backoff_base
+        # An explicit backoff_base overrides the profile's (tests use tiny ones).
+        self.backoff_base = profile.backoff_base_s if backoff_base is None else backoff_base
         self.backoff_cap = backoff_cap
         self.retry_after_cap = retry_after_cap
         self.on_retry: Optional[Callable[[str, int, str], None]] = None

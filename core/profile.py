@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 from dataclasses import dataclass, field
 from typing import Mapping, Optional
@@ -24,6 +25,8 @@ class ConnectionProfile:
     timeout_s: float = 30.0
     concurrency: int = 4
     max_attempts: int = 6
+    #: Base of the jittered exponential backoff between retries (seconds).
+    backoff_base_s: float = 0.25
     proxy: Optional[str] = None
     cache_dir: Optional[str] = None
     max_trip_days: int = 7
@@ -43,6 +46,8 @@ class ConnectionProfile:
             raise ValidationError("Max attempts must be at least 1")
         if self.timeout_s <= 0:
             raise ValidationError("Timeout must be positive")
+        if not math.isfinite(self.backoff_base_s) or self.backoff_base_s < 0:
+            raise ValidationError("Backoff must be a finite number of seconds, at least 0")
 
     @classmethod
     def from_env(cls, environ: Optional[Mapping[str, str]] = None) -> ConnectionProfile:
@@ -66,6 +71,8 @@ class ConnectionProfile:
             data_key=env.get("FLEETSTREET_DATA_KEY", ""),
             concurrency=int(num("FLEETSTREET_CONCURRENCY", int, 4)),
             timeout_s=float(num("FLEETSTREET_TIMEOUT", float, 30.0)),
+            max_attempts=int(num("FLEETSTREET_MAX_ATTEMPTS", int, 6)),
+            backoff_base_s=float(num("FLEETSTREET_BACKOFF_S", float, 0.25)),
             cache_dir=env.get("FLEETSTREET_CACHE_DIR") or None,
         )
 

@@ -41,6 +41,13 @@ class FaultLayer:
         self.state = state
         self.random = random.Random(state.settings.seed)
         self.window: collections.deque[float] = collections.deque()
+        # Reseed on every reset so fault patterns do not depend on what ran before.
+        state.on_reset.append(self.reseed)
+
+    def reseed(self) -> None:
+        """Restart the fault and jitter stream from the world seed and clear the rate window."""
+        self.random = random.Random(self.state.settings.seed)
+        self.window.clear()
 
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] != "http" or scope["path"].startswith("/_emulator"):

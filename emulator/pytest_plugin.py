@@ -20,7 +20,11 @@ def emulator_session() -> Iterator[EmulatorHandle]:
 
 @pytest.fixture
 def emulator(emulator_session: EmulatorHandle) -> EmulatorHandle:
-    """The session emulator with log, balance, bursts and knobs restored."""
+    """The session emulator with log, balance, bursts, knobs and fault stream restored.
+
+    The reset waits (bounded) for requests of the previous test still in flight, so their
+    late answers cannot be logged or charged in this test.
+    """
     emulator_session.reset(config=True)
     return emulator_session
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import math
 import time
 import urllib.parse
 
@@ -22,8 +23,9 @@ class Signer:
         return hmac.new(self.secret, msg, hashlib.sha256).hexdigest()[:32]
 
     def sign(self, base_url: str, path: str, lifetime_s: float) -> str:
-        """Return an absolute signed URL for a path valid for lifetime_s seconds."""
-        expires = int(time.time() + lifetime_s)
+        """Return an absolute signed URL for a path valid for at least lifetime_s seconds."""
+        # Round up: truncating could make a 1 s URL expire before it is ever fetched.
+        expires = math.ceil(time.time() + lifetime_s)
         return f"{base_url}{path}?Expires={expires}&Signature={self.signature(path, expires)}"
 
     def check(self, path: str, expires: str | None, signature: str | None) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import secrets
 import time
+from collections.abc import Callable
 
 from emulator.aievents import AiEvents
 from emulator.bursts import Bursts
@@ -29,6 +30,8 @@ class EmulatorState:
         self.stats = Stats()
         self.bursts = Bursts()
         self.balance = settings.balance
+        #: Called after every reset (the fault layer reseeds its random stream here).
+        self.on_reset: list[Callable[[], None]] = []
         self.base_url = f"http://127.0.0.1:{settings.port}"
         self._build(WORLD_KNOBS | FLEET_KNOBS)
 
@@ -62,6 +65,8 @@ class EmulatorState:
         self.stats.reset()
         self.bursts = Bursts()
         self.balance = self.settings.balance
+        for hook in self.on_reset:
+            hook()
 
     def price(self, item: str) -> int:
         """Credits per item of a kind (frame, feature, burst, aievent)."""

@@ -97,6 +97,16 @@ class EmulatorHandle:
         """Clear log, bursts and balance; with config=True also restore the startup knobs."""
         return self._admin("POST", "reset", {"config": config})
 
+    def wait_idle(self, timeout_s: float = 10.0) -> bool:
+        """Wait until no API request is in flight; True if it went idle within the time."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            if self.stats()["in_flight"] == 0:
+                return True
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.02)
+
     def env(self) -> dict[str, str]:
         """Environment variables that point the plugin's headless clients here."""
         return {

@@ -74,3 +74,13 @@ def requests(emulator, method, path):
     endpoints = emulator.stats().get("endpoints", {})
     return sum(v.get("requests", 0) for k, v in endpoints.items()
                if k.startswith(method + " ") and k.endswith(path))
+
+
+def wait_idle(emulator, timeout_s: float = 10.0) -> None:
+    """Wait until the emulator has no API request in flight (it logs each when answered)."""
+    import time
+
+    deadline = time.monotonic() + timeout_s
+    while emulator.stats()["in_flight"] and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert emulator.stats()["in_flight"] == 0, "the emulator still has requests in flight"

@@ -1,4 +1,8 @@
-"""Shared fixtures: the emulator plugin and a throw-away QGIS configuration."""
+"""Shared fixtures: the emulator, the provider, clean Fleet Street settings, strict skips.
+
+pytest-qgis keeps its QGIS configuration (settings and auth database) in <repo>/.qgis-settings
+across runs, so tests must clean up what they save there.
+"""
 
 import os
 
@@ -30,11 +34,55 @@ def fs_provider(qgis_processing):
 
 @pytest.fixture
 def fs_env(emulator, monkeypatch, tmp_path):
-    """FLEETSTREET_* variables pointing at the emulator, with a fresh response cache."""
+    """FLEETSTREET_* variables pointing at the emulator, with a fresh response cache.
+
+    Retries are few and quick so that tests of server errors do not wait for the
+    production back-off.
+    """
     for name, value in emulator.env().items():
         monkeypatch.setenv(name, value)
     monkeypatch.setenv("FLEETSTREET_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("FLEETSTREET_MAX_ATTEMPTS", "3")
+    monkeypatch.setenv("FLEETSTREET_BACKOFF_S", "0.05")
     return emulator
+
+
+@pytest.fixture(autouse=True)
+def no_saved_fleet_street_settings(qgis_app):
+    """No saved Fleet Street settings before or after each test.
+
+    The settings file outlives the run (pytest-qgis keeps it in .qgis-settings), and saved
+    addresses take precedence over the FLEETSTREET_* variables that fs_env sets.
+    """
+    from qgis.core import QgsSettings
+
+    from fleet_street.processing_provider.connection import SETTINGS_GROUP
+
+    QgsSettings().remove(SETTINGS_GROUP)
+    yield
+    QgsSettings().remove(SETTINGS_GROUP)
+
+
+NO_SKIPS_ENV = "FLEETSTREET_NO_SKIPS"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """With FLEETSTREET_NO_SKIPS=1 (CI, `make test`), a skipped test is a failure.
+
+    Skips here mean a missing tool (qgis_process, QGIS desktop, Xvfb, PostgreSQL): a run
+    that is meant to cover everything must not pass without them.
+    """
+    outcome = yield
+    report = outcome.get_result()
+    if os.environ.get(NO_SKIPS_ENV) != "1" or not report.skipped or hasattr(report, "wasxfail"):
+        return
+    reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+    reason = reason.removeprefix("Skipped: ")
+    report.outcome = "failed"
+    report.longrepr = (f"{item.nodeid} was skipped ({reason}), and {NO_SKIPS_ENV}=1 turns "
+                       "skips into failures: install what it needs, or unset "
+                       f"{NO_SKIPS_ENV} to allow skips.")
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -17,11 +17,18 @@ SECRET = "sk-test-0123456789abcdef"
 
 @pytest.fixture
 def auth_db(qgis_app):
-    """An unlocked auth database (a throw-away one: pytest-qgis uses its own config dir)."""
+    """The unlocked auth database; the configurations a test adds are removed after it.
+
+    The database is not throw-away: pytest-qgis keeps it in <repo>/.qgis-settings across
+    runs, so whatever a test stores there would pile up.
+    """
     manager = QgsApplication.authManager()
     if not manager.masterPasswordIsSet():
         assert manager.setMasterPassword("fleet-street-tests", True)
-    return manager
+    before = set(manager.configIds())
+    yield manager
+    for authcfg in set(manager.configIds()) - before:
+        assert manager.removeAuthenticationConfig(authcfg), authcfg
 
 
 @pytest.fixture
@@ -128,9 +135,11 @@ def test_settings_dialog_test_connection_runs_in_the_background(
     while dialog._task is not None and time.monotonic() < deadline:
         QgsApplication.processEvents()
         time.sleep(0.02)
-    text = dialog.status.text()
-    assert "Data API: OK, 1,000,000 credits left." in text
-    assert "Fleet API:" in text and "wrong-key" not in text
+    assert dialog._task is None, "the connection test did not finish"
+    lines = dialog.status.text().split("<br>")
+    assert lines[0] == "Data API: OK, 1,000,000 credits left."
+    assert lines[1].startswith("Fleet API: The server refused the API key"), lines
+    assert "wrong-key" not in dialog.status.text()
 
 
 def test_settings_dialog_shows_and_clears_the_response_cache(

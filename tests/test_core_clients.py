@@ -15,6 +15,10 @@ from fleet_street.core.profile import ConnectionProfile
 
 PROFILE = ConnectionProfile(fleet_url="http://fleet.test", data_url="http://data.test/api",
                             fleet_key="FK", data_key="DK", max_trip_days=7)
+#: Every tool the emulator's MCP server offers, each once.
+MCP_TOOLS = ["get_balance", "get_map_features", "get_latest_imagery", "get_imagery_by_week",
+             "get_map_data", "create_burst", "list_bursts", "search_ai_events", "get_ai_event",
+             "get_camera_intrinsics"]
 
 
 def fleet_with(handler):
@@ -87,7 +91,7 @@ def test_ai_event_search_windows_pages_and_dedupes():
                                                     transport=httpx.MockTransport(handler)))
     events = client.search_ai_events(date(2026, 1, 1), date(2026, 2, 15), types=["HARSH_BRAKING"])
     starts = {b["startDate"] for b in bodies}
-    assert len(starts) == 2 and all(b["limit"] == 500 for b in bodies)
+    assert len(starts) == 2 and bodies and all(b["limit"] == 500 for b in bodies)
     assert len(events) == 599 + 2 + 1
     assert len({e.id for e in events}) == len(events)
 
@@ -202,7 +206,7 @@ def test_data_endpoints_on_emulator(emulator):
         latest = client.latest_poly(poly, headings=True)
         assert latest.frames and latest.credits_remaining is not None
         week = client.imagery_poly(poly, date.today() - timedelta(days=10))
-        assert all(f.week == week.frames[0].week for f in week.frames)
+        assert week.frames and all(f.week == week.frames[0].week for f in week.frames)
         md = client.map_data({"type": "Point", "coordinates": [13.40, 52.515]}, radius_m=300)
         assert md.features or md.frames
         assert client.balance() < before
@@ -213,7 +217,7 @@ def test_data_endpoints_on_emulator(emulator):
         assert any(b.id == created.bursts[0].id for b in client.all_bursts())
         fresh = client.renew_url(latest.frames[0].url)
         assert fresh.startswith("http")
-        assert "get_balance" in client.mcp_tools() or client.mcp_tools()
+        assert sorted(client.mcp_tools()) == sorted(MCP_TOOLS)
         with pytest.raises(errors.BadRequestError):
             client.call("POST", "/latest/poly", body={"type": "Polygon", "coordinates": [
                 [[13, 52], [13.2, 52], [13.2, 52.2], [13, 52]]]})

@@ -40,6 +40,14 @@ def client_for(emulator, **kw) -> DataClient:
     return DataClient(profile, http=http)
 
 
+def sleep_past_expiry(urls) -> None:
+    """Sleep until every signed URL has really expired (their Expires is whole seconds)."""
+    expiries = [url_expiry(u) for u in urls]
+    assert expiries and None not in expiries
+    time.sleep(max(0.0, max(expiries) - time.time()) + 0.2)
+    assert all(httpx.get(u).status_code == 403 for u in urls[:3])
+
+
 def endpoint(stats, key):
     return stats["endpoints"].get(key, {"requests": 0, "credits": 0})
 
@@ -64,15 +72,17 @@ def test_map_features_tiled_merged_and_tallied(emulator):
 
 
 def test_cache_makes_rerun_free_and_renews_expired_urls(emulator, tmp_path):
-    emulator.configure(url_lifetime_s=1)
+    emulator.configure(url_lifetime_s=2)
     area = area_km2(0.3)
     cache = ResponseCache(str(tmp_path / "c.sqlite"))
     with client_for(emulator) as client:
         first = FetchEngine(client, cache=cache).latest_imagery(area)
+        assert first.items
         spent = emulator.stats()["credits_used"]
-        time.sleep(1.2)
+        sleep_past_expiry([f.url for f in first.items])
         second = FetchEngine(client, cache=cache).latest_imagery(area)
     stats = emulator.stats()
+    assert len(second.items) == len(first.items)
     assert second.tiles_from_cache == second.tiles_total and second.credits_used == 0
     assert stats["credits_used"] == spent
     assert endpoint(stats, "POST /api/developer/latest/poly")["requests"] == first.tiles_total
@@ -88,7 +98,7 @@ def test_faults_are_survived_and_results_match(emulator):
         emulator.configure(fault_rate=0.3)
         faulty = FetchEngine(client, concurrency=4).map_data(area)
     assert emulator.stats()["faults"]
-    assert all(r.complete for r in faulty)
+    assert faulty and all(r.complete for r in faulty)
     assert [f.id for f in clean[0].items] == [f.id for f in faulty[0].items]
     assert [f.key for f in clean[1].items] == [f.key for f in faulty[1].items]
     assert clean[0].items and clean[1].items
@@ -106,17 +116,30 @@ def test_weekly_imagery_tags_frames(emulator):
         assert f.week <= f.timestamp.date() < f.week + timedelta(days=7)
 
 
-def test_cancel_stops_within_a_second_keeping_what_is_done(emulator):
+def test_cancel_stops_soon_keeping_what_is_done(emulator):
     emulator.configure(latency_ms=400)
     cancel = CancelToken()
+    cancelled_at = []
+
+    def cancel_after_first_tile(report):
+        # Cancel on an event, not a timer, so a slow machine cannot cancel before any tile.
+        if report.tiles_done >= 1 and not cancel.cancelled:
+            cancelled_at.append(time.monotonic())
+            cancel.cancel()
+
     with client_for(emulator) as client:
-        engine = FetchEngine(client, concurrency=2, cancel=cancel)
-        threading.Timer(1.0, cancel.cancel).start()
-        start = time.monotonic()
+        engine = FetchEngine(client, concurrency=2, cancel=cancel,
+                             progress=cancel_after_first_tile)
         result = engine.map_features(area_km2(60))
-        took = time.monotonic() - start
-    assert result.cancelled and took < 2.0
+        stopped_at = time.monotonic()
+    # Requests sent before the cancel may still be answered (and charged): let them land
+    # now rather than in the next test.
+    assert emulator.wait_idle(10.0)
+    assert cancelled_at and result.cancelled
     assert 0 < result.tiles_fetched < result.tiles_total
+    # Behaviour first (stopped with tiles left undone); the time bound is a generous sanity
+    # bound for busy CI machines: at most one 0.4 s request per worker is awaited.
+    assert stopped_at - cancelled_at[0] < 5.0
 
 
 def test_budget_stops_before_it_is_exceeded(emulator):
@@ -173,12 +196,12 @@ def test_signed_url_expiry_formats():
 
 
 def test_download_images_renews_expired_and_reuses(emulator, tmp_path):
-    emulator.configure(url_lifetime_s=1)
+    emulator.configure(url_lifetime_s=2)
     with client_for(emulator) as client:
         frames = client.latest_poly({"type": "Polygon", "coordinates": [[
             [13.40, 52.52], [13.405, 52.52], [13.405, 52.523], [13.40, 52.52]]]}).frames[:5]
         assert frames
-        time.sleep(1.2)
+        sleep_past_expiry([f.url for f in frames])
         urls = {f.url: f"{f.sequence}_{f.idx}.jpg" for f in frames}
         paths = download_images(urls, tmp_path, client, concurrency=3)
         assert len(paths) == len(frames)

@@ -152,6 +152,20 @@ def test_cancel_interrupts_backoff_sleep():
     assert time.monotonic() - start < 2
 
 
+def test_backoff_comes_from_the_profile_unless_given():
+    assert HttpTransport(PROFILE).backoff_base == 0.25
+    quick = PROFILE.replace(backoff_base_s=0.0, max_attempts=3)
+    transport, calls = scripted((503, {"error": "down"}))
+    http = HttpTransport(quick, transport=transport)
+    assert http.backoff_base == 0.0 and http.max_attempts == 3
+    start = time.monotonic()
+    with pytest.raises(errors.ServerError):
+        DataClient(quick, http=http).balance()
+    assert len(calls) == 3 and http.retries == 2
+    assert time.monotonic() - start < 5  # a zero base means no backoff sleep at all
+    assert HttpTransport(quick, backoff_base=0.5).backoff_base == 0.5
+
+
 def test_validation_before_any_call():
     transport, calls = scripted((200, {}))
     client, _ = make(transport)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import date, datetime, timezone
 
+import pytest
+
 from fleet_street.core import errors
 from fleet_street.core.models import (
     AIEvent,
@@ -135,3 +137,30 @@ def test_profile_from_env_and_repr_hides_keys():
     q = p.with_keys(data_key="K3")
     assert q.data_key == "K3" and q.fleet_key == "K1"
     assert p.replace(data_url="http://e").mcp_url == "http://e/mcp"
+
+
+def test_profile_from_env_retry_settings():
+    defaults = ConnectionProfile.from_env({})
+    assert defaults.max_attempts == 6 and defaults.backoff_base_s == 0.25
+    p = ConnectionProfile.from_env({"FLEETSTREET_MAX_ATTEMPTS": "2",
+                                    "FLEETSTREET_BACKOFF_S": "0.01"})
+    assert p.max_attempts == 2 and p.backoff_base_s == 0.01
+    blank = ConnectionProfile.from_env({"FLEETSTREET_MAX_ATTEMPTS": "",
+                                        "FLEETSTREET_BACKOFF_S": ""})
+    assert blank.max_attempts == 6 and blank.backoff_base_s == 0.25
+    assert ConnectionProfile.from_env({"FLEETSTREET_BACKOFF_S": "0"}).backoff_base_s == 0
+
+
+@pytest.mark.parametrize("name,raw,words", [
+    ("FLEETSTREET_MAX_ATTEMPTS", "many", "FLEETSTREET_MAX_ATTEMPTS must be a number"),
+    ("FLEETSTREET_MAX_ATTEMPTS", "2.5", "FLEETSTREET_MAX_ATTEMPTS must be a number"),
+    ("FLEETSTREET_MAX_ATTEMPTS", "0", "Max attempts must be at least 1"),
+    ("FLEETSTREET_BACKOFF_S", "soon", "FLEETSTREET_BACKOFF_S must be a number"),
+    ("FLEETSTREET_BACKOFF_S", "-1", "Backoff must be"),
+    ("FLEETSTREET_BACKOFF_S", "nan", "Backoff must be"),
+    ("FLEETSTREET_BACKOFF_S", "inf", "Backoff must be"),
+])
+def test_profile_from_env_rejects_bad_retry_settings(name, raw, words):
+    with pytest.raises(errors.ValidationError) as info:
+        ConnectionProfile.from_env({name: raw})
+    assert words in str(info.value)

@@ -15,7 +15,7 @@ from shapely.ops import transform, unary_union
 from fleet_street.core import errors
 from fleet_street.core.area import QueryArea, local_crs
 from fleet_street.core.geo import geodesic_area_km2
-from fleet_street.core.tiling import tile_area, tile_count
+from fleet_street.core.tiling import _CUT_SLACK, TIGHT_MAX_KM2, tile_area, tile_count
 
 SLOW = settings(max_examples=25, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
@@ -61,8 +61,12 @@ def check_tiles(area: QueryArea, tiles):
 
 
 def near_bad_band(area_km2: float) -> bool:
-    """Areas just under 5, 10 or 15 km², where a 2 % safety margin costs one request more."""
-    return any(4.9 * k <= area_km2 <= 5.0 * k for k in (1, 2, 3))
+    """Areas just under 5, 10 or 15 km², where the tiles' safety margin costs one request more.
+
+    The band starts where k tiles cut to the tight cap (with the cutting slack) no longer
+    suffice, which is what the tiler can do without going unsafely close to 5 km².
+    """
+    return any(k * TIGHT_MAX_KM2 * _CUT_SLACK <= area_km2 <= 5.0 * k for k in (1, 2, 3))
 
 
 @SLOW

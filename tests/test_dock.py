@@ -82,7 +82,7 @@ def _click(canvas, tool, point, button):
 
 
 def test_drawn_polygon_becomes_the_area_and_is_fetched(dock, qgis_iface):
-    from qgis.core import QgsCoordinateReferenceSystem, QgsPointXY
+    from qgis.core import QgsCoordinateReferenceSystem, QgsDistanceArea, QgsPointXY
     from qgis.PyQt.QtCore import Qt
 
     canvas = qgis_iface.mapCanvas()
@@ -99,8 +99,16 @@ def test_drawn_polygon_becomes_the_area_and_is_fetched(dock, qgis_iface):
     assert canvas.mapTool() is not tool
     drawn = dock._drawn
     assert drawn.type() == GEOMETRY_POLYGON
-    # about half of a 0.010° x 0.006° box at 52.5° N: ~0.68 x 0.67 km / 2
-    assert "0.2" in dock.area_label.text() and "1 request" in dock.area_label.text()
+    # the triangle's ellipsoidal area, about half of a 0.010° x 0.006° box at 52.5° N
+    measure = QgsDistanceArea()
+    measure.setEllipsoid("WGS84")
+    measure.setSourceCrs(QgsCoordinateReferenceSystem("EPSG:4326"),
+                         QgsProject.instance().transformContext())
+    triangle = QgsGeometry.fromPolygonXY([[QgsPointXY(lon, lat) for lon, lat in corners]])
+    km2 = measure.measureArea(triangle) / 1e6
+    assert 0.2 < km2 < 0.25
+    assert dock.area_label.text() == (
+        f"{km2:,.2f} km²: about 1 request per query (the service takes under 5 km² at a time).")
 
     _only(dock, dock.want_features)
     dock.fetch()
@@ -169,5 +177,8 @@ def test_server_error_is_reported_and_no_layer_is_added(dock, qgis_iface, emulat
     dock.fetch()
     _wait(dock, 120)
     assert not QgsProject.instance().mapLayersByName("Map features")
-    assert "Map features:" in dock.status.text()
-    assert "500" in dock.status.text() or "server" in dock.status.text().lower()
+    status = dock.status.text()
+    assert status.startswith("Map features: ")
+    assert "HTTP status 500" in status
+    # the message the emulator sends with its 500
+    assert "The server said: Internal server error." in status

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-import time
 
 import httpx
 import pytest
@@ -29,7 +28,8 @@ def _around(lon, lat, d=0.003):
 
 
 def test_burst_lifecycle(emulator):
-    emulator.configure(burst_hit_delay_s=0.5)
+    # No timing window: the burst cannot be hit until the delay is dropped to zero below.
+    emulator.configure(burst_hit_delay_s=1e9)
     start = _req(emulator, "GET", "/balance").json()["balance"]
     before = _req(emulator, "POST", "/latest/poly", _around(*SPOT)).json()["frames"]
     body = [{"geojson": {"type": "Point", "coordinates": list(SPOT)}},
@@ -44,8 +44,11 @@ def test_burst_lifecycle(emulator):
     assert len(listed["bursts"]) == 1
     mid = _req(emulator, "GET", "/balance").json()["balance"]
     assert mid == start - len(before)  # not charged before the hit
-    time.sleep(0.7)
+    still = _req(emulator, "GET", "/bursts").json()["bursts"]
+    assert len(still) == 2 and all(b["status"] == "active" and not b["isHit"] for b in still)
+    emulator.configure(burst_hit_delay_s=0)
     listed = _req(emulator, "GET", "/bursts").json()["bursts"]
+    assert len(listed) == 2
     assert all(b["isHit"] and b["status"] == "completed" for b in listed)
     assert _req(emulator, "GET", "/balance").json()["balance"] == mid - 250
     after = _req(emulator, "POST", "/latest/poly", _around(*SPOT)).json()["frames"]

@@ -71,12 +71,15 @@ def test_frame_image(emulator):
 
 
 def test_expired_and_bad_signature_403_and_renew(emulator):
-    emulator.configure(url_lifetime_s=1)
+    emulator.configure(url_lifetime_s=2)
+    issued = time.time()
     url = _post(emulator, "/latest/poly", BOX).json()["frames"][0]["url"]
+    expires = int(urllib.parse.parse_qs(urllib.parse.urlsplit(url).query)["Expires"][0])
+    assert expires >= issued + 2  # valid for at least its lifetime
     assert httpx.get(url).status_code == 200
     assert httpx.get(url.replace("Signature=", "Signature=0")).status_code == 403
     assert httpx.get(url.split("?")[0]).status_code == 403
-    time.sleep(2.1)
+    time.sleep(max(0.0, expires - time.time()) + 0.2)
     assert httpx.get(url).status_code == 403
     emulator.configure(url_lifetime_s=900)
     encoded = urllib.parse.quote(url, safe="")
@@ -88,6 +91,18 @@ def test_expired_and_bad_signature_403_and_renew(emulator):
     forged = urllib.parse.quote(url.replace("Signature=", "Signature=f"), safe="")
     r = httpx.post(f"{emulator.data_url}/renew/{forged}", params={"apiKey": emulator.data_key})
     assert r.status_code in (400, 403)
+
+
+def test_signed_url_is_valid_for_at_least_its_lifetime():
+    from emulator.signing import Signer
+
+    signer = Signer("secret")
+    for _ in range(200):
+        before = time.time()
+        url = signer.sign("http://h", "/files/frame/x.jpg", 1)
+        query = urllib.parse.parse_qs(urllib.parse.urlsplit(url).query)
+        assert int(query["Expires"][0]) >= before + 1
+        signer.check("/files/frame/x.jpg", query["Expires"][0], query["Signature"][0])
 
 
 def test_event_video_is_avi(emulator):

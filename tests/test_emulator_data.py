@@ -79,10 +79,12 @@ def test_features_shape(emulator):
         assert BERLIN[0] <= f["position"]["lon"] <= BERLIN[2]
         assert BERLIN[1] <= f["position"]["lat"] <= BERLIN[3]
     speed = [f for f in feats if f["class"] == "speed-sign"]
+    turns = [f for f in feats if f["class"] == "turn-restriction-sign"]
+    lanes = [f for f in feats if f["class"] == "lane-line"]
+    assert speed and turns and lanes
     assert all(f["properties"]["unit"] == "km/h" for f in speed)
-    assert all("direction" in f["properties"] for f in feats
-               if f["class"] == "turn-restriction-sign")
-    assert all("laneCount" in f["properties"] for f in feats if f["class"] == "lane-line")
+    assert all("direction" in f["properties"] for f in turns)
+    assert all("laneCount" in f["properties"] for f in lanes)
     assert set(res) == {"features"}  # the documented shape: no credit figures
     assert emulator.stats()["credits_used"] == len(feats)  # charged all the same
     emulator.configure(feature_credits_in_body=True)
@@ -139,7 +141,7 @@ def test_imagery_week_required(emulator):
 def test_latest_headings(emulator):
     plain = post(emulator, "/latest/poly", box(*BERLIN)).json()["frames"]
     with_h = post(emulator, "/latest/poly", box(*BERLIN), headings="true").json()["frames"]
-    assert plain and len(plain) == len(with_h)
+    assert plain and len(plain) == len(with_h) and with_h
     assert all("heading" not in f["position"] for f in plain)
     assert all(0 <= f["position"]["heading"] < 360 for f in with_h)
 
@@ -242,6 +244,7 @@ def test_point_radius_membership(emulator):
     body = {"type": ["mapFeatures"],
             "geometry": {"type": "Point", "coordinates": [13.40, 52.515], "radius": 250}}
     feats = post(emulator, "/map-data", body).json()["mapFeatureResults"]["data"]
+    assert feats, "a 250 m circle in the demo city holds features"
     for f in feats:
         _, _, d = geod.inv(13.40, 52.515, f["position"]["lon"], f["position"]["lat"])
         assert d <= 251

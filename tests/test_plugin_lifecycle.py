@@ -34,15 +34,40 @@ def test_init_gui_adds_dock_actions_toolbar_and_provider(plugin, qgis_iface):
     assert [c.args[0] for c in menu_calls[-2:]] == ["&Fleet Street", "&Fleet Street"]
 
 
-def test_panel_action_toggles_the_dock(plugin):
-    window = plugin.iface.mainWindow()
-    plugin.actions[0].setChecked(True)
-    assert plugin.dock.isVisibleTo(window)
-    plugin.actions[0].setChecked(False)
-    assert not plugin.dock.isVisibleTo(window)
-    # closing the dock by its title bar button must uncheck the action (and vice versa)
-    plugin.dock.visibilityChanged.emit(True)
-    assert plugin.actions[0].isChecked()
+@pytest.fixture
+def shown_main_window(qgis_iface):
+    """The main window on screen, so that its docks really show and hide.
+
+    A dock emits visibilityChanged only when it becomes visible or hidden on screen, which
+    a child of a hidden window never does.
+    """
+    window = qgis_iface.mainWindow()
+    was_visible = window.isVisible()
+    window.show()
+    QgsApplication.processEvents()
+    yield window
+    if not was_visible:
+        window.hide()
+        QgsApplication.processEvents()
+
+
+def test_panel_action_toggles_the_dock(plugin, shown_main_window):
+    panel = plugin.actions[0]
+    panel.setChecked(True)
+    QgsApplication.processEvents()
+    assert plugin.dock.isVisible()
+    panel.setChecked(False)
+    QgsApplication.processEvents()
+    assert not plugin.dock.isVisible()
+    # showing the dock (as QGIS does when it restores the layout) checks the action
+    plugin.dock.show()
+    QgsApplication.processEvents()
+    assert panel.isChecked()
+    # closing the dock by its title bar button unchecks the action
+    plugin.dock.close()
+    QgsApplication.processEvents()
+    assert not plugin.dock.isVisible()
+    assert not panel.isChecked()
 
 
 def test_unload_removes_everything_and_loads_again(plugin, qgis_iface):
