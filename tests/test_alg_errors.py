@@ -74,7 +74,7 @@ def test_budget_keeps_what_was_fetched(fs_provider, fs_env, tmp_path):  # noqa: 
         "INPUT": layer([big]), "MAX_CREDITS": 30, "OUTPUT": str(out)}, feedback=feedback)
     assert results["COMPLETE"] is False
     assert "budget" in feedback.textLog()
-    assert "Run the algorithm again to fetch the rest" in feedback.textLog()
+    assert "running it again costs credits only for the rest" in feedback.textLog()
     kept = QgsVectorLayer(str(out), "kept", "ogr")
     assert kept.isValid() and kept.featureCount() > 0
     # The answers are cached: a second run with no budget pays only for the rest.

@@ -172,13 +172,10 @@ class StreetAlgorithm(FleetStreetAlgorithm):
             result = exc.result
             got = result is not None and (result.tiles_fetched or result.tiles_from_cache)
             if not got:
-                raise QgsProcessingException(self.describe(exc)) from None
+                # nothing to keep: the underlying error is the whole story
+                cause = exc.cause if exc.cause is not None else exc
+                raise QgsProcessingException(f"Nothing was fetched. {cause}") from None
             return result, exc
-
-    @staticmethod
-    def describe(exc: PartialFetchError) -> str:
-        """The partial-fetch message with the underlying error's own sentence."""
-        return f"{exc}: {exc.cause}" if exc.cause is not None else str(exc)
 
     @staticmethod
     def report(feedback, result, what: str) -> None:
@@ -239,10 +236,8 @@ class StreetAlgorithm(FleetStreetAlgorithm):
         if partial is None:
             return not cancelled
         feedback.reportError(
-            f"{self.describe(partial)}. The layer holds what was fetched. Run the algorithm "
-            "again to fetch the rest: answers already received come from the cache and cost "
-            "no credit.",
-            False)
+            f"{partial} Answers already received are cached: running it again costs credits "
+            "only for the rest.", False)
         return False
 
     def write_frames(self, parameters, context, feedback, cancel, frames, name="Imagery frames",
