@@ -183,3 +183,40 @@ def test_server_error_is_reported_and_no_layer_is_added(dock, qgis_iface, emulat
     # the message the emulator sends with its 500, once, and what to do
     assert status.count("The server said: Internal server error.") == 1
     assert status.endswith("The service may be down; try again later.")
+
+
+def test_geopackage_output_keeps_each_result_as_a_table(dock, qgis_iface, tmp_path):
+    layer = _polygon_layer()
+    layer.selectAll()
+    qgis_iface.setActiveLayer(layer)
+    _only(dock, dock.want_features, dock.want_latest)
+    dock.download_images.setChecked(False)
+    target = tmp_path / "fetch.gpkg"
+    dock.to_gpkg.setChecked(True)
+    dock.gpkg.setFilePath(str(target))
+    dock.fetch()
+    _wait(dock)
+    for table in ("map_features", "latest_imagery"):
+        stored = QgsVectorLayer(f"{target}|layername={table}", table, "ogr")
+        assert stored.isValid(), table
+        assert stored.featureCount() > 0, table
+    loaded = QgsProject.instance().mapLayersByName("Map features")[0]
+    assert loaded.source().startswith(str(target))
+
+
+def test_more_buttons_open_the_processing_dialog_of_each_algorithm(dock, monkeypatch):
+    import processing
+    from qgis.PyQt.QtWidgets import QPushButton
+
+    opened = []
+    monkeypatch.setattr(processing, "execAlgorithmDialog",
+                        lambda alg_id, params: opened.append(alg_id))
+    registry = QgsApplication.processingRegistry()
+    buttons = [b for b in dock.findChildren(QPushButton)
+               if b.objectName().startswith("FleetStreetOpen_")]
+    assert len(buttons) == 8
+    for button in buttons:
+        button.click()
+    assert len(opened) == 8
+    for alg_id in opened:
+        assert registry.algorithmById(alg_id) is not None, alg_id

@@ -16,6 +16,7 @@ from qgis.PyQt.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
     QFormLayout,
+    QGridLayout,
     QGroupBox,
     QHBoxLayout,
     QLabel,
@@ -40,6 +41,17 @@ FEATURE_CLASSES = [
     "highway-sign", "fire-hydrant", "traffic-light", "lane-line",
 ]
 TEMPORARY = "TEMPORARY_OUTPUT"
+# what the panel does not cover itself: opened in their Processing dialogs
+MORE_ALGORITHMS = [
+    ("fleetstreet:createbursts", "Create bursts…"),
+    ("fleetstreet:listbursts", "List bursts…"),
+    ("fleetstreet:fetchburstimagery", "Burst imagery…"),
+    ("fleetstreet:searchaievents", "AI events…"),
+    ("fleetstreet:fetchmapdata", "Map data…"),
+    ("fleetstreet:undistortimages", "Undistort…"),
+    ("fleetstreet:listdevices", "Fleet devices…"),
+    ("fleetstreet:cameraintrinsics", "Intrinsics…"),
+]
 
 
 class FleetStreetDock(QgsDockWidget):
@@ -69,6 +81,7 @@ class FleetStreetDock(QgsDockWidget):
         layout.addWidget(self._data_group())
         layout.addWidget(self._fleet_group())
         layout.addWidget(self._output_group())
+        layout.addWidget(self._more_group())
 
         buttons = QHBoxLayout()
         self.fetch_button = QPushButton(QgsApplication.getThemeIcon("/mActionStart.svg"), "Fetch")
@@ -208,6 +221,23 @@ class FleetStreetDock(QgsDockWidget):
         self.max_credits.setSuffix(" credits")
         form.addRow("Budget", self.max_credits)
         return group
+
+    def _more_group(self) -> QGroupBox:
+        group = QGroupBox("More (Processing dialogs)")
+        grid = QGridLayout(group)
+        for i, (alg_id, label) in enumerate(MORE_ALGORITHMS):
+            button = QPushButton(label)
+            button.setObjectName(f"FleetStreetOpen_{alg_id.split(':')[1]}")
+            button.setToolTip(f"Open the {alg_id} algorithm")
+            button.clicked.connect(lambda _checked=False, a=alg_id: self.open_algorithm(a))
+            grid.addWidget(button, i // 2, i % 2)
+        return group
+
+    def open_algorithm(self, algorithm_id: str) -> None:
+        """Open a Fleet Street algorithm in the standard Processing dialog."""
+        from processing import execAlgorithmDialog
+
+        execAlgorithmDialog(algorithm_id, {})
 
     # --- drawing ------------------------------------------------------------------------
 

@@ -214,9 +214,11 @@ class FleetStreetAlgorithm(QgsProcessingAlgorithm):
 
     def add_budget_parameter(self) -> None:
         """MAX_CREDITS: optional credit budget (0 = no limit)."""
-        self.addParameter(QgsProcessingParameterNumber(
+        budget = QgsProcessingParameterNumber(
             "MAX_CREDITS", "Maximum credits to spend (0 = no limit)",
-            NUMBER_DOUBLE, 0.0, optional=True, minValue=0.0))
+            NUMBER_DOUBLE, 0.0, optional=True, minValue=0.0)
+        budget.setMetadata({"widget_wrapper": {"decimals": 0}})
+        self.addParameter(budget)
 
     # -- run ------------------------------------------------------------------------------
 
