@@ -36,8 +36,51 @@ def apply_style(layer, style: str) -> bool:
     _message, ok = layer.loadNamedStyle(path)
     if ok and os.path.basename(path) == "map_features.qml":
         use_feature_icons(layer)
+    add_media_actions(layer)
     layer.triggerRepaint()
     return bool(ok)
+
+
+# field holding the local file, field holding the signed link, what it is
+_MEDIA_FIELDS = [("image_path", "image_url", "image"), ("image_path", "url", "image"),
+                 (None, "video_url", "video")]
+
+
+def add_media_actions(layer) -> bool:
+    """Give layers with images or videos an "Open" action and an image map tip.
+
+    The downloaded file is preferred: signed links expire within hours.
+    """
+    from qgis.core import QgsAction
+
+    names = set(layer.fields().names())
+    for local, link, kind in _MEDIA_FIELDS:
+        if link not in names:
+            continue
+        target = f'"{link}"'
+        if local in names:
+            # file:// plus a POSIX path, file:/// plus a Windows drive path
+            target = (f"""if("{local}" is not null, if(left("{local}", 1) = '/', """
+                      f"""'file://', 'file:///') || "{local}", "{link}")""")
+        manager = layer.actions()
+        if not any(a.name() == f"Open {kind}" for a in manager.actions()):
+            manager.addAction(QgsAction(
+                _open_url_type(), f"Open {kind}", f"[% {target} %]", "", False,
+                f"Open the {kind}", {"Feature", "Canvas"}))
+        if kind == "image":
+            layer.setMapTipTemplate(
+                f'<b>[% "{"class" if "class" in names else "sequence"}" %]</b><br>'
+                f'<img src="[% {target} %]" width="320"/>')
+        return True
+    return False
+
+
+def _open_url_type():
+    """The 'open URL' action type under its QGIS 3 or QGIS 4 name."""
+    from qgis.core import Qgis, QgsAction
+
+    scoped = getattr(Qgis, "AttributeActionType", None)
+    return scoped.OpenUrl if scoped is not None else QgsAction.OpenUrl
 
 
 def use_feature_icons(layer) -> int:

@@ -46,3 +46,45 @@ def test_map_features_get_one_svg_icon_per_class(qgis_app):
     for name, path in icons.items():
         assert path == os.path.join(FEATURE_ICONS_DIR, f"{name}.svg")
         assert os.path.isfile(path)
+
+
+def _expand(layer, template, feature):
+    from qgis.core import QgsExpression, QgsExpressionContext, QgsExpressionContextUtils
+
+    context = QgsExpressionContext(QgsExpressionContextUtils.globalProjectLayerScopes(layer))
+    context.setFeature(feature)
+    return QgsExpression.replaceExpressionText(template, context)
+
+
+@pytest.mark.parametrize("style,fields,link", [
+    ("map_features", "class:string&field=image_url:string&field=image_path:string",
+     "image_url"),
+    ("frames", "sequence:string&field=url:string&field=image_path:string", "url"),
+])
+def test_open_image_action_prefers_the_downloaded_file(qgis_app, style, fields, link):
+    from qgis.core import QgsFeature
+
+    layer = QgsVectorLayer(f"Point?crs=EPSG:4326&field={fields}", style, "memory")
+    assert apply_style(layer, style)
+    actions = [a for a in layer.actions().actions() if a.name() == "Open image"]
+    assert len(actions) == 1
+    feature = QgsFeature(layer.fields())
+    feature[link] = "https://cdn.example/img.jpg?Expires=1"
+    assert _expand(layer, actions[0].command(), feature) == \
+        "https://cdn.example/img.jpg?Expires=1"
+    feature["image_path"] = "/data/images/img.jpg"
+    assert _expand(layer, actions[0].command(), feature) == "file:///data/images/img.jpg"
+    assert 'src="file:///data/images/img.jpg"' in _expand(layer, layer.mapTipTemplate(),
+                                                          feature)
+
+
+def test_events_get_an_open_video_action(qgis_app):
+    from qgis.core import QgsFeature
+
+    layer = QgsVectorLayer("Point?crs=EPSG:4326&field=type:string&field=video_url:string",
+                           "events", "memory")
+    assert apply_style(layer, "ai_events")
+    (action,) = [a for a in layer.actions().actions() if a.name() == "Open video"]
+    feature = QgsFeature(layer.fields())
+    feature["video_url"] = "https://cdn.example/v.avi"
+    assert _expand(layer, action.command(), feature) == "https://cdn.example/v.avi"
