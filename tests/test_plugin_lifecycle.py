@@ -94,3 +94,38 @@ def test_provider_registers_without_iface(qgis_processing):
     finally:
         instance.unload()
     assert not _registered()
+
+
+def test_unload_during_a_fetch_leaves_no_callback_behind(plugin, qgis_iface, emulator,
+                                                          monkeypatch, tmp_path):
+    import time
+
+    from qgis.core import QgsApplication
+
+    for name, value in emulator.env().items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("FLEETSTREET_CACHE_DIR", str(tmp_path / "cache"))
+    emulator.configure(latency_ms=400)
+    dock = plugin.dock
+    dock.area_choice.setCurrentIndex(dock.area_choice.findData("extent"))
+    for box in (dock.want_latest, dock.want_weeks, dock.want_locations, dock.want_trips,
+                dock.want_rewards):
+        box.setChecked(False)
+    dock.want_features.setChecked(True)
+    from qgis.core import QgsCoordinateReferenceSystem, QgsRectangle
+
+    canvas = qgis_iface.mapCanvas()
+    canvas.setDestinationCrs(QgsCoordinateReferenceSystem("EPSG:4326"))
+    canvas.setExtent(QgsRectangle(13.40, 52.515, 13.41, 52.521))
+    dock.fetch()
+    assert dock.runner.running
+    callbacks = []
+    dock.runner.job_finished.connect(lambda *args: callbacks.append(args))
+    plugin.unload()
+    deadline = time.monotonic() + 10
+    while QgsApplication.taskManager().countActiveTasks() and time.monotonic() < deadline:
+        QgsApplication.processEvents()
+        time.sleep(0.02)
+    assert QgsApplication.taskManager().countActiveTasks() == 0
+    QgsApplication.processEvents()
+    assert callbacks == []  # the finished task did not call back into the unloaded panel

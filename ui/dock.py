@@ -406,7 +406,7 @@ class FleetStreetDock(QgsDockWidget):
 
     def shutdown(self) -> None:
         """Cancel running work and release the map tool before the plugin unloads."""
-        self.runner.cancel()
+        self.runner.detach()
         if self._draw_tool is not None:
             self.iface.mapCanvas().unsetMapTool(self._draw_tool)
             self._draw_tool = None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 
 from qgis.core import (
@@ -83,6 +84,15 @@ class JobRunner(QObject):
         self._queue.clear()
         if self._feedback is not None:
             self._feedback.cancel()
+
+    def detach(self) -> None:
+        """Cancel everything and stop listening to the running task (the panel is closing)."""
+        self.cancel()
+        if self._task is not None:
+            # already finished and disconnected, or deleted by the task manager: fine
+            with contextlib.suppress(TypeError, RuntimeError):
+                self._task.executed.disconnect()
+        self._task = None
 
     def _next(self) -> None:
         if not self._queue:
