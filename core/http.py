@@ -239,24 +239,13 @@ class HttpTransport:
         if self.on_retry is not None:
             self.on_retry(request, attempt, reason)
 
-    def request_json(
-        self,
-        method: str,
-        url: str,
-        *,
-        params: Params = None,
-        json_body: Any = None,
-        headers: Optional[Mapping[str, str]] = None,
-        cancel: Optional[CancelToken] = None,
-        retry: bool = True,
-        idempotent: bool = True,
-        unknown_advice: str = "",
-    ) -> Any:
-        """Send a request and return its parsed JSON body, or raise the typed error."""
-        response = self._send(method, url, params=params, json_body=json_body, headers=headers,
-                              cancel=cancel, retry=retry, want_json=True,
-                              idempotent=idempotent, unknown_advice=unknown_advice)
-        return response[1]
+    def request_json(self, method: str, url: str, **options: Any) -> Any:
+        """Send a request and return its parsed JSON body, or raise the typed error.
+
+        Options are those of `request` (params, json_body, headers, cancel, retry,
+        idempotent, unknown_advice).
+        """
+        return self._send(method, url, want_json=True, **options)[1]
 
     def request(
         self,
@@ -276,10 +265,10 @@ class HttpTransport:
                           cancel=cancel, retry=retry, want_json=False,
                           idempotent=idempotent, unknown_advice=unknown_advice)[0]
 
-    def _send(self, method: str, url: str, *, params: Params, json_body: Any,
-              headers: Optional[Mapping[str, str]], cancel: Optional[CancelToken],
-              retry: bool, want_json: bool, idempotent: bool = True,
-              unknown_advice: str = "") -> Any:
+    def _send(self, method: str, url: str, *, want_json: bool, params: Params = None,
+              json_body: Any = None, headers: Optional[Mapping[str, str]] = None,
+              cancel: Optional[CancelToken] = None, retry: bool = True,
+              idempotent: bool = True, unknown_advice: str = "") -> Any:
         # A non-idempotent request (one that creates or spends) is retried only when it
         # certainly had no effect: sending it again after a 5xx, a connection lost after
         # sending or a cut 2xx body could do the work twice.
