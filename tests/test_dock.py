@@ -12,6 +12,7 @@ from qgis.core import (
     QgsRectangle,
     QgsVectorLayer,
 )
+from qgis.PyQt.QtCore import Qt
 
 from fleet_street.processing_provider.compat import GEOMETRY_POLYGON
 from fleet_street.ui.area_source import DRAWN, EXTENT, SELECTED, AreaError
@@ -220,3 +221,43 @@ def test_more_buttons_open_the_processing_dialog_of_each_algorithm(dock, monkeyp
     assert len(opened) == 8
     for alg_id in opened:
         assert registry.algorithmById(alg_id) is not None, alg_id
+
+
+def test_choices_come_back_in_the_next_session(dock, qgis_iface, tmp_path):
+    dock.want_weeks.setChecked(True)
+    dock.want_latest.setChecked(False)
+    dock.min_confidence.setValue(0.8)
+    dock.classes.item(1).setCheckState(Qt.CheckState.Unchecked)
+    dock.to_gpkg.setChecked(True)
+    dock.gpkg.setFilePath(str(tmp_path / "x.gpkg"))
+    dock.devices.setText("dev-1, dev-2")
+    dock.area_choice.setCurrentIndex(dock.area_choice.findData(EXTENT))
+    dock.save_choices()
+
+    again = FleetStreetDock(qgis_iface, qgis_iface.mainWindow())
+    try:
+        assert again.want_weeks.isChecked() and not again.want_latest.isChecked()
+        assert again.min_confidence.value() == pytest.approx(0.8)
+        assert again.classes.item(1).checkState() == Qt.CheckState.Unchecked
+        assert again.classes.item(0).checkState() == Qt.CheckState.Checked
+        assert again.to_gpkg.isChecked() and not again.to_memory.isChecked()
+        assert again.gpkg.filePath() == str(tmp_path / "x.gpkg")
+        assert again.devices.text() == "dev-1, dev-2"
+        assert again.area_choice.currentData() == EXTENT
+    finally:
+        again.deleteLater()
+
+
+def test_trips_for_chosen_devices_only(dock, emulator):
+    import httpx
+
+    devices = httpx.get(f"{emulator.fleet_url}/v1/devices",
+                        headers={"Authorization": f"Bearer {emulator.fleet_key}"}).json()
+    chosen = devices["devices"][0]["id"]
+    _only(dock, dock.want_trips)
+    dock.devices.setText(chosen)
+    dock.fetch()
+    _wait(dock)
+    trips = QgsProject.instance().mapLayersByName("Trips")[0]
+    assert trips.featureCount() > 0
+    assert {f["device_id"] for f in trips.getFeatures()} == {chosen}

@@ -8,6 +8,7 @@ from qgis.core import (
     QgsGeometry,
     QgsProcessingOutputLayerDefinition,
     QgsProject,
+    QgsSettings,
 )
 from qgis.gui import QgsDateEdit, QgsDockWidget, QgsFileWidget
 from qgis.PyQt.QtCore import QDate, Qt
@@ -20,6 +21,7 @@ from qgis.PyQt.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
     QLabel,
+    QLineEdit,
     QListWidget,
     QListWidgetItem,
     QProgressBar,
@@ -41,6 +43,7 @@ FEATURE_CLASSES = [
     "highway-sign", "fire-hydrant", "traffic-light", "lane-line",
 ]
 TEMPORARY = "TEMPORARY_OUTPUT"
+DOCK_SETTINGS = "fleet_street/dock"
 # what the panel does not cover itself: opened in their Processing dialogs
 MORE_ALGORITHMS = [
     ("fleetstreet:createbursts", "Create bursts…"),
@@ -71,6 +74,7 @@ class FleetStreetDock(QgsDockWidget):
         self._done: list[str] = []
         self._incomplete = False
         self._build()
+        self.restore_choices()
 
     # --- layout -------------------------------------------------------------------------
 
@@ -187,6 +191,9 @@ class FleetStreetDock(QgsDockWidget):
     def _fleet_group(self) -> QGroupBox:
         group = QGroupBox("Fleet")
         form = QFormLayout(group)
+        self.devices = QLineEdit()
+        self.devices.setPlaceholderText("all devices (or ids, comma-separated)")
+        form.addRow("Devices", self.devices)
         self.want_locations = QCheckBox("Latest device locations")
         self.want_trips = QCheckBox("Trips")
         form.addRow(self.want_locations)
@@ -286,6 +293,60 @@ class FleetStreetDock(QgsDockWidget):
         definition.destinationName = name
         return definition
 
+    def _choice_widgets(self) -> dict:
+        return {
+            "features": self.want_features, "latest": self.want_latest,
+            "weeks": self.want_weeks, "locations": self.want_locations,
+            "trips": self.want_trips, "rewards": self.want_rewards,
+            "download": self.download_images, "to_gpkg": self.to_gpkg,
+        }
+
+    def save_choices(self) -> None:
+        """Remember the panel's choices for the next session (no data, no keys)."""
+        settings = QgsSettings()
+        settings.beginGroup(DOCK_SETTINGS)
+        for name, box in self._choice_widgets().items():
+            settings.setValue(name, box.isChecked())
+        settings.setValue("area", self.area_choice.currentData())
+        settings.setValue("buffer_m", self.buffer_m.value())
+        settings.setValue("radius_m", self.radius_m.value())
+        settings.setValue("min_confidence", self.min_confidence.value())
+        settings.setValue("classes", ",".join(
+            self.classes.item(i).text() for i in range(self.classes.count())
+            if self.classes.item(i).checkState() == Qt.CheckState.Checked))
+        settings.setValue("gpkg", self.gpkg.filePath())
+        settings.setValue("max_credits", self.max_credits.value())
+        settings.setValue("devices", self.devices.text())
+        settings.endGroup()
+
+    def restore_choices(self) -> None:
+        """Put back the choices of the last fetch, when there was one."""
+        settings = QgsSettings()
+        settings.beginGroup(DOCK_SETTINGS)
+        try:
+            if not settings.contains("area"):
+                return
+            for name, box in self._choice_widgets().items():
+                box.setChecked(settings.value(name, box.isChecked(), type=bool))
+            self.to_memory.setChecked(not self.to_gpkg.isChecked())
+            index = self.area_choice.findData(settings.value("area", ""))
+            if index >= 0:
+                self.area_choice.setCurrentIndex(index)
+            self.buffer_m.setValue(settings.value("buffer_m", self.buffer_m.value(), type=float))
+            self.radius_m.setValue(settings.value("radius_m", self.radius_m.value(), type=float))
+            self.min_confidence.setValue(
+                settings.value("min_confidence", self.min_confidence.value(), type=float))
+            chosen = set(filter(None, str(settings.value("classes", "")).split(",")))
+            for i in range(self.classes.count()):
+                item = self.classes.item(i)
+                item.setCheckState(Qt.CheckState.Checked if item.text() in chosen
+                                   else Qt.CheckState.Unchecked)
+            self.gpkg.setFilePath(str(settings.value("gpkg", "")))
+            self.max_credits.setValue(settings.value("max_credits", 0, type=int))
+            self.devices.setText(str(settings.value("devices", "")))
+        finally:
+            settings.endGroup()
+
     def build_jobs(self) -> list[Job]:
         """Jobs for everything ticked; raises AreaError when the area is unusable."""
         jobs: list[Job] = []
@@ -322,9 +383,11 @@ class FleetStreetDock(QgsDockWidget):
                 "OUTPUT": self._destination("Imagery by week")}, "Imagery by week"))
         if self.want_locations.isChecked():
             jobs.append(Job("fleetstreet:latestlocations", {
+                "DEVICES": self.devices.text().strip() or None,
                 "OUTPUT": self._destination("Device locations")}, "Device locations"))
         if self.want_trips.isChecked():
             jobs.append(Job("fleetstreet:trips", {
+                "DEVICES": self.devices.text().strip() or None,
                 "START_DATE": self.trips_from.date(), "END_DATE": self.trips_to.date(),
                 "OUTPUT": self._destination("Trips")}, "Trips"))
         if self.want_rewards.isChecked():
@@ -351,6 +414,7 @@ class FleetStreetDock(QgsDockWidget):
             self._tell("Tick at least one thing to fetch.", Qgis.MessageLevel.Info)
             return
         self.update_area_label()
+        self.save_choices()
         self.fetch_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
         self.progress.setValue(0)
