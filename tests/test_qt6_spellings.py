@@ -59,7 +59,7 @@ def test_files_are_found():
     names = {p.relative_to(ROOT).as_posix() for p in plugin_files()}
     assert "plugin.py" in names
     assert "ui/dock.py" in names
-    assert "processing_provider/algorithms/street.py" in names
+    assert "processing_provider/algorithms/street_base.py" in names
     assert "processing_provider/compat.py" not in names
 
 

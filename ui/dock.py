@@ -34,14 +34,11 @@ from qgis.PyQt.QtWidgets import (
 )
 
 from ..core.tiling import tile_count
+from ..processing_provider.algorithms.street_base import FEATURE_CLASSES
 from .area_source import AREA_CHOICES, DRAWN, AreaError, area_input, area_km2
 from .draw_tool import PolygonDrawTool
 from .job_runner import Job, JobRunner
 
-FEATURE_CLASSES = [
-    "speed-sign", "stop-sign", "parking-restriction-sign", "turn-restriction-sign",
-    "highway-sign", "fire-hydrant", "traffic-light", "lane-line",
-]
 TEMPORARY = "TEMPORARY_OUTPUT"
 DOCK_SETTINGS = "fleet_street/dock"
 # what the panel does not cover itself: opened in their Processing dialogs

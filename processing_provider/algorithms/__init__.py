@@ -5,11 +5,15 @@ from __future__ import annotations
 
 def algorithm_classes() -> list:
     """Every algorithm class the provider registers."""
+    from .account import CameraIntrinsics, CreditBalance
+    from .bursts import CreateBursts, FetchBurstImagery, ListBursts
+    from .events import SearchAIEvents
+    from .features import FetchMapFeatures
     from .fleet import FLEET_ALGORITHMS
+    from .imagery import FetchImageryByWeek, FetchLatestImagery, FetchMapData
+    from .undistort import UndistortImages
 
-    classes = list(FLEET_ALGORITHMS)
-    try:
-        from .street import STREET_ALGORITHMS
-    except ImportError:
-        STREET_ALGORITHMS = []
-    return list(STREET_ALGORITHMS) + classes
+    street = [FetchMapFeatures, FetchLatestImagery, FetchImageryByWeek, FetchMapData,
+              CreateBursts, ListBursts, FetchBurstImagery, SearchAIEvents, CreditBalance,
+              CameraIntrinsics, UndistortImages]
+    return street + list(FLEET_ALGORITHMS)
