@@ -60,7 +60,8 @@ def test_zip_holds_the_plugin_and_vendored_dependencies_only(plugin_zip):
     for required in ("metadata.txt", "__init__.py", "plugin.py", "icons/fleet_street.svg",
                      "core/fetch.py", "processing_provider/provider.py", "ui/dock.py",
                      "_vendor/httpx/__init__.py", "_vendor/httpcore/__init__.py",
-                     "_vendor/polyline/__init__.py", "LICENSE"):
+                     "_vendor/polyline/__init__.py", "LICENSE", "styles/map_features.qml",
+                     "icons/features/stop-sign.svg", "processing_provider/compat.py"):
         assert f"fleet_street/{required}" in names, required
     forbidden = ("tests/", "emulator/", "benchmarks/", "scripts/", ".venv", "__pycache__",
                  ".pyc", "Makefile", "pyproject.toml", ".ci/", ".git")
