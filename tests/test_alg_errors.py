@@ -112,3 +112,27 @@ def test_burst_budget_sends_nothing(fs_provider, fs_env):  # noqa: F811
     pts = layer([f"POINT({LON} {LAT})"], kind="Point")
     with pytest.raises(QgsProcessingException, match="125"):
         run("createbursts", {"INPUT": pts, "MAX_CREDITS": 100, "OUTPUT": "TEMPORARY_OUTPUT"})
+
+
+def test_map_data_budget_keeps_both_layers(fs_provider, fs_env):  # noqa: F811
+    import processing
+
+    context, feedback = QgsProcessingContext(), QgsProcessingFeedback()
+    results = processing.run("fleetstreet:fetchmapdata", {
+        "INPUT": layer([square(dx=0.03, dy=0.02)]), "MAX_CREDITS": 30,
+        "OUTPUT": "TEMPORARY_OUTPUT", "OUTPUT_IMAGERY": "TEMPORARY_OUTPUT"},
+        context=context, feedback=feedback)
+    assert results["COMPLETE"] is False
+    assert out_layer(results, context).featureCount() > 0
+    assert out_layer(results, context, "OUTPUT_IMAGERY").featureCount() > 0
+    assert results["CREDITS_USED"] == fs_env.stats()["credits_used"]
+    assert "budget" in feedback.textLog()
+
+
+def test_fetch_reports_credits_used_and_remaining(fs_provider, fs_env):  # noqa: F811
+    results, _ = run("fetchlatestimagery", {"INPUT": layer([square()]),
+                                            "OUTPUT": "TEMPORARY_OUTPUT"})
+    stats = fs_env.stats()
+    assert results["COMPLETE"] is True
+    assert results["CREDITS_USED"] == stats["credits_used"] > 0
+    assert results["CREDITS_REMAINING"] == stats["balance"]

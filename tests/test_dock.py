@@ -120,7 +120,7 @@ def test_drawn_polygon_becomes_the_area_and_is_fetched(dock, qgis_iface):
         assert drawn.buffer(1e-6, 4).contains(feature.geometry())
 
 
-def test_fetch_runs_in_background_and_loads_styled_layers(dock, qgis_iface):
+def test_fetch_runs_in_background_and_loads_styled_layers(dock, qgis_iface, fs_env):
     layer = _polygon_layer()
     layer.selectAll()
     qgis_iface.setActiveLayer(layer)
@@ -139,6 +139,8 @@ def test_fetch_runs_in_background_and_loads_styled_layers(dock, qgis_iface):
     assert features.renderer().type() == "categorizedSymbol"
     assert dock.fetch_button.isEnabled()
     frames = QgsProject.instance().mapLayersByName("Latest imagery")[0]
+    stats = fs_env.stats()
+    assert dock.balance_label.text().startswith(f"Credits: {stats['balance']:,.0f} (")
     assert dock.status.text() == (f"Fetched Map features ({features.featureCount():,} features), "
                                   f"Latest imagery ({frames.featureCount():,} features).")
 

@@ -434,6 +434,7 @@ class FleetStreetDock(QgsDockWidget):
             self.balance_label.setText(f"Credits: {job.results.get('BALANCE', 0):,.0f}")
             return
         if ok:
+            self._show_credits(job.results)
             self._done.append(f"{job.title} ({self._feature_count(job)})")
             if error:  # finished with what it could fetch: say what is missing
                 self._incomplete = True
@@ -442,6 +443,14 @@ class FleetStreetDock(QgsDockWidget):
                 self.status.setText(f"{job.title}: done.")
         else:
             self._tell(f"{job.title}: {error}", Qgis.MessageLevel.Critical)
+
+    def _show_credits(self, results: dict) -> None:
+        """Show the balance a fetch reported, with what it spent."""
+        remaining, used = results.get("CREDITS_REMAINING"), results.get("CREDITS_USED")
+        if remaining is None:
+            return
+        spent = f" (the last fetch used {used:,.0f})" if used is not None else ""
+        self.balance_label.setText(f"Credits: {remaining:,.0f}{spent}")
 
     @staticmethod
     def _feature_count(job: Job) -> str:

@@ -229,4 +229,4 @@ class FetchBurstImagery(StreetAlgorithm):
             parameters, context, feedback, cancel, frames, name="Burst imagery frames",
             extra_spec=[("burst_id", "string")], extra=lambda fr: [burst_of.get(frame_key(fr))],
             download=self.parameterAsBool(parameters, "DOWNLOAD_IMAGES", context))
-        return {"OUTPUT": dest, "COMPLETE": self.finish(partial, feedback, result)}
+        return {"OUTPUT": dest, **self.finish(partial, feedback, result, credits_used=spent)}

@@ -62,4 +62,4 @@ class FetchMapFeatures(StreetAlgorithm):
         dest = self.write_map_features(
             parameters, context, feedback, cancel, list(result.items),
             download=self.parameterAsBool(parameters, "DOWNLOAD_IMAGES", context))
-        return {"OUTPUT": dest, "COMPLETE": self.finish(partial, feedback, result)}
+        return {"OUTPUT": dest, **self.finish(partial, feedback, result)}

@@ -51,7 +51,7 @@ class FetchLatestImagery(StreetAlgorithm):
         dest = self.write_frames(
             parameters, context, feedback, cancel, list(result.items),
             download=self.parameterAsBool(parameters, "DOWNLOAD_IMAGES", context))
-        return {"OUTPUT": dest, "COMPLETE": self.finish(partial, feedback, result)}
+        return {"OUTPUT": dest, **self.finish(partial, feedback, result)}
 
 
 class FetchImageryByWeek(StreetAlgorithm):
@@ -100,7 +100,7 @@ class FetchImageryByWeek(StreetAlgorithm):
             parameters, context, feedback, cancel, list(result.items),
             name="Imagery frames by week",
             download=self.parameterAsBool(parameters, "DOWNLOAD_IMAGES", context))
-        return {"OUTPUT": dest, "COMPLETE": self.finish(partial, feedback, result)}
+        return {"OUTPUT": dest, **self.finish(partial, feedback, result)}
 
 
 class FetchMapData(StreetAlgorithm):
@@ -144,4 +144,4 @@ class FetchMapData(StreetAlgorithm):
         dest_img = self.write_frames(parameters, context, feedback, cancel, frames,
                                      key="OUTPUT_IMAGERY")
         return {"OUTPUT": dest, "OUTPUT_IMAGERY": dest_img,
-                "COMPLETE": self.finish(partial, feedback)}
+                **self.finish(partial, feedback, feat_result)}

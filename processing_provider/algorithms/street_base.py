@@ -10,6 +10,7 @@ from qgis.core import (
     QgsPoint,
     QgsProcessingException,
     QgsProcessingOutputBoolean,
+    QgsProcessingOutputNumber,
     QgsProcessingParameterBoolean,
     QgsProcessingParameterFile,
     QgsProcessingUtils,
@@ -117,7 +118,9 @@ class StreetAlgorithm(FleetStreetAlgorithm):
             return call(), None
         except PartialFetchError as exc:
             result = exc.result
-            got = result is not None and (result.tiles_fetched or result.tiles_from_cache)
+            # /map-data gives a (features, frames) pair sharing one set of tiles
+            tally = result[0] if isinstance(result, tuple) else result
+            got = tally is not None and (tally.tiles_fetched or tally.tiles_from_cache)
             if not got:
                 # nothing to keep: the underlying error is the whole story
                 cause = exc.cause if exc.cause is not None else exc
@@ -167,12 +170,14 @@ class StreetAlgorithm(FleetStreetAlgorithm):
             "24 hours, past weeks for good)", False)))
 
     def add_complete_output(self) -> None:
-        """COMPLETE: whether every request succeeded within the budget."""
+        """COMPLETE, CREDITS_USED and CREDITS_REMAINING outputs of a fetch."""
         self.addOutput(QgsProcessingOutputBoolean(
             "COMPLETE", "Every tile fetched (false: budget reached, cancelled or a tile failed)"))
+        self.addOutput(QgsProcessingOutputNumber("CREDITS_USED", "Credits used by this run"))
+        self.addOutput(QgsProcessingOutputNumber("CREDITS_REMAINING", "Credits remaining"))
 
-    def finish(self, partial, feedback, result=None) -> bool:
-        """Report an incomplete fetch after its results are written; True when complete.
+    def finish(self, partial, feedback, result=None, credits_used=None) -> Dict[str, Any]:
+        """The COMPLETE and credit outputs, reporting an incomplete fetch after it is written.
 
         An incomplete fetch still returns its outputs: failing the algorithm would make
         Processing drop a temporary layer holding results that were paid for.
@@ -180,12 +185,15 @@ class StreetAlgorithm(FleetStreetAlgorithm):
         cancelled = bool(result is not None and getattr(result, "cancelled", False))
         if cancelled:
             feedback.pushWarning("Cancelled: the layer holds what was fetched before.")
-        if partial is None:
-            return not cancelled
-        feedback.reportError(
-            f"{partial} Answers already received are cached: running it again costs credits "
-            "only for the rest.", False)
-        return False
+        if partial is not None:
+            feedback.reportError(
+                f"{partial} Answers already received are cached: running it again costs "
+                "credits only for the rest.", False)
+        if credits_used is None and result is not None:
+            credits_used = result.credits_used
+        return {"COMPLETE": partial is None and not cancelled,
+                "CREDITS_USED": credits_used,
+                "CREDITS_REMAINING": getattr(result, "credits_remaining", None)}
 
     def write_frames(self, parameters, context, feedback, cancel, frames, name="Imagery frames",
                      key="OUTPUT", extra_spec=(), extra=None, download=False):
