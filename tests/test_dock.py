@@ -206,6 +206,15 @@ def test_geopackage_output_keeps_each_result_as_a_table(dock, qgis_iface, tmp_pa
     loaded = QgsProject.instance().mapLayersByName("Map features")[0]
     assert loaded.source().startswith(str(target))
 
+    # a second fetch into the same file adds tables instead of replacing the first ones
+    first = QgsVectorLayer(f"{target}|layername=map_features", "first", "ogr").featureCount()
+    dock.fetch()
+    _wait(dock)
+    for table in ("map_features_2", "latest_imagery_2"):
+        assert QgsVectorLayer(f"{target}|layername={table}", table, "ogr").featureCount() > 0
+    assert QgsVectorLayer(f"{target}|layername=map_features", "again",
+                          "ogr").featureCount() == first
+
 
 def test_more_buttons_open_the_processing_dialog_of_each_algorithm(dock, monkeypatch):
     import processing

@@ -54,6 +54,26 @@ MORE_ALGORITHMS = [
 ]
 
 
+def free_table_name(gpkg: str, wanted: str) -> str:
+    """`wanted`, or `wanted_2`, `wanted_3`... so that an earlier fetch is never overwritten."""
+    import os
+
+    from osgeo import ogr
+
+    if not os.path.exists(gpkg):
+        return wanted
+    source = ogr.Open(gpkg)
+    if source is None:
+        return wanted
+    taken = {source.GetLayer(i).GetName() for i in range(source.GetLayerCount())}
+    source = None  # closes the file before Processing writes to it
+    name, n = wanted, 1
+    while name in taken:
+        n += 1
+        name = f"{wanted}_{n}"
+    return name
+
+
 class FleetStreetDock(QgsDockWidget):
     """Panel from which the fetch algorithms are run on an area."""
 
@@ -282,8 +302,9 @@ class FleetStreetDock(QgsDockWidget):
     def _destination(self, name: str):
         """An output definition: a temporary layer or a table in the chosen GeoPackage."""
         if self.to_gpkg.isChecked() and self.gpkg.filePath():
-            table = name.lower().replace(" ", "_")
-            sink = f"ogr:dbname='{self.gpkg.filePath()}' table=\"{table}\" (geom)"
+            path = self.gpkg.filePath()
+            table = free_table_name(path, name.lower().replace(" ", "_"))
+            sink = f"ogr:dbname='{path}' table=\"{table}\" (geom)"
         else:
             sink = TEMPORARY
         definition = QgsProcessingOutputLayerDefinition(sink, QgsProject.instance())
