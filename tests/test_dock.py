@@ -205,6 +205,8 @@ def test_geopackage_output_keeps_each_result_as_a_table(dock, qgis_iface, tmp_pa
         assert stored.featureCount() > 0, table
     loaded = QgsProject.instance().mapLayersByName("Map features")[0]
     assert loaded.source().startswith(str(target))
+    assert dock.status.text().startswith(
+        f"Fetched Map features ({loaded.featureCount():,} features), Latest imagery (")
 
     # a second fetch into the same file adds tables instead of replacing the first ones
     first = QgsVectorLayer(f"{target}|layername=map_features", "first", "ogr").featureCount()
@@ -272,3 +274,22 @@ def test_trips_for_chosen_devices_only(dock, emulator):
     trips = QgsProject.instance().mapLayersByName("Trips")[0]
     assert trips.featureCount() > 0
     assert {f["device_id"] for f in trips.getFeatures()} == {chosen}
+
+
+def test_cancel_keeps_the_layer_of_what_was_fetched(dock, qgis_iface, fs_env, monkeypatch):
+    monkeypatch.setenv("FLEETSTREET_CONCURRENCY", "1")  # one tile at a time
+    fs_env.configure(latency_ms=300)
+    layer = _polygon_layer("POLYGON((13.38 52.51, 13.42 52.51, 13.42 52.53, 13.38 52.53, "
+                           "13.38 52.51))")  # ~5.5 km²: two tiles
+    layer.selectAll()
+    qgis_iface.setActiveLayer(layer)
+    _only(dock, dock.want_latest)
+    dock.download_images.setChecked(False)
+    dock.runner.progress.connect(lambda value: value > 0 and dock.runner.cancel())
+    dock.fetch()
+    _wait(dock)
+    frames = QgsProject.instance().mapLayersByName("Latest imagery")
+    assert frames and frames[0].featureCount() > 0
+    assert fs_env.stats()["endpoints"]["POST /api/developer/latest/poly"]["requests"] < 2
+    assert dock.status.text().startswith("Fetched Latest imagery (")
+    assert dock.status.text().endswith("(incomplete: see the messages above).")

@@ -105,7 +105,7 @@ def test_unload_during_a_fetch_leaves_no_callback_behind(plugin, qgis_iface, emu
     for name, value in emulator.env().items():
         monkeypatch.setenv(name, value)
     monkeypatch.setenv("FLEETSTREET_CACHE_DIR", str(tmp_path / "cache"))
-    emulator.configure(latency_ms=400)
+    emulator.configure(latency_ms=700)
     dock = plugin.dock
     dock.area_choice.setCurrentIndex(dock.area_choice.findData("extent"))
     for box in (dock.want_latest, dock.want_weeks, dock.want_locations, dock.want_trips,
@@ -122,6 +122,12 @@ def test_unload_during_a_fetch_leaves_no_callback_behind(plugin, qgis_iface, emu
     callbacks = []
     dock.runner.job_finished.connect(lambda *args: callbacks.append(args))
     plugin.unload()
+    # the panel, its runner and their Python objects go now, while the task is mid-request
+    import gc
+
+    del dock
+    QgsApplication.sendPostedEvents(None, 0)  # deferred deletes
+    gc.collect()
     deadline = time.monotonic() + 10
     while QgsApplication.taskManager().countActiveTasks() and time.monotonic() < deadline:
         QgsApplication.processEvents()

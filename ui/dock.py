@@ -476,7 +476,11 @@ class FleetStreetDock(QgsDockWidget):
     @staticmethod
     def _feature_count(job: Job) -> str:
         """'N features' of the job's main output as loaded, or 'saved' when not loaded."""
-        layer = QgsProject.instance().mapLayer(str(job.results.get("OUTPUT", "")))
+        output = str(job.results.get("OUTPUT", ""))
+        project = QgsProject.instance()
+        # a temporary output is a layer id; a file output is the loaded layer's source
+        layer = project.mapLayer(output) or next(
+            (lyr for lyr in project.mapLayers().values() if lyr.source() == output), None)
         return f"{layer.featureCount():,} features" if layer is not None else "saved"
 
     def _on_all_finished(self, ok: bool) -> None:

@@ -14,6 +14,27 @@ from qgis.core import (
 )
 from qgis.PyQt.QtCore import QObject, pyqtSignal
 
+# Runs whose panel went away: QgsProcessingAlgRunnerTask keeps raw pointers to its context
+# and feedback, so they stay referenced here until the task has really ended.
+_ORPHANS: set = set()
+
+
+def _adopt_until_done(task, *keep) -> None:
+    """Keep task's companions alive until the task manager reports it ended."""
+    entry = (task, *keep)
+    _ORPHANS.add(entry)
+
+    def release(*_args):
+        _ORPHANS.discard(entry)
+
+    task.taskCompleted.connect(release)
+    task.taskTerminated.connect(release)
+
+
+def _is_false(value) -> bool:
+    """A boolean output read back from a task (it may come back as text)."""
+    return value is False or str(value).lower() == "false"
+
 
 class PanelFeedback(QgsProcessingFeedback):
     """Feedback that also signals info lines and keeps the last error for the panel."""
@@ -23,6 +44,8 @@ class PanelFeedback(QgsProcessingFeedback):
     def __init__(self):
         super().__init__()
         self.last_error = ""
+        #: set by the panel's Cancel: the algorithm stops and returns what it fetched
+        self.stop_requested = False
 
     def pushInfo(self, info):  # noqa: N802 - QGIS API name
         """Log the line and signal it (queued to the main thread)."""
@@ -80,18 +103,24 @@ class JobRunner(QObject):
             self._next()
 
     def cancel(self) -> None:
-        """Cancel the running job and drop the queued ones."""
+        """Stop the running job, keeping what it fetched, and drop the queued ones."""
         self._queue.clear()
         if self._feedback is not None:
-            self._feedback.cancel()
+            # not feedback.cancel(): Processing would discard the outputs of a cancelled run
+            self._feedback.stop_requested = True
 
     def detach(self) -> None:
         """Cancel everything and stop listening to the running task (the panel is closing)."""
-        self.cancel()
+        self._queue.clear()
+        if self._feedback is not None:
+            self._feedback.cancel()
         if self._task is not None:
             # already finished and disconnected, or deleted by the task manager: fine
             with contextlib.suppress(TypeError, RuntimeError):
                 self._task.executed.disconnect()
+            with contextlib.suppress(RuntimeError):  # the task manager may have deleted it
+                self._task.cancel()
+                _adopt_until_done(self._task, self._context, self._feedback, self._algorithm)
         self._task = None
 
     def _next(self) -> None:
@@ -122,12 +151,15 @@ class JobRunner(QObject):
 
     def _executed(self, job: Job, ok: bool, results: dict) -> None:
         error = ""
+        stopped = self._feedback is not None and self._feedback.stop_requested
         if ok:
             job.results = dict(results)
             self._load_results()
-            if job.results.get("COMPLETE") is False:
+            if stopped:
+                error = "Cancelled: the layer holds what was fetched before."
+            elif _is_false(job.results.get("COMPLETE")):
                 error = self._last_error or "Incomplete: see the Processing log."
-        elif self._feedback is not None and self._feedback.isCanceled():
+        elif stopped:
             error = "Cancelled. What was fetched is kept in the cache; run again to resume."
         else:
             error = self._last_error or "The algorithm failed; see the Processing log."

@@ -61,6 +61,18 @@ def default_cache_dir(profile) -> str:
     return os.path.join(QgsApplication.qgisSettingsDirPath(), "fleet_street", "cache")
 
 
+def stop_requested(feedback) -> bool:
+    """True when the run should stop: cancelled, or asked to stop and keep what it has.
+
+    A feedback may carry `stop_requested = True` (the panel's Cancel): the algorithm then
+    ends normally with what it fetched, whereas Processing discards the outputs of a
+    cancelled run.
+    """
+    if feedback is None:
+        return False
+    return feedback.isCanceled() or bool(getattr(feedback, "stop_requested", False))
+
+
 class CancelWatcher:
     """Turns feedback.isCanceled() into a CancelToken without relying on queued signals."""
 
@@ -73,7 +85,7 @@ class CancelWatcher:
 
     def _run(self) -> None:
         while not self._stop.wait(self.interval):
-            if self.feedback is not None and self.feedback.isCanceled():
+            if stop_requested(self.feedback):
                 self.token.cancel()
                 return
 

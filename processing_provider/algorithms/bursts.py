@@ -34,6 +34,7 @@ from ..fields import (
     to_json,
     write_features,
 )
+from .base import stop_requested
 from .street_base import (
     StreetAlgorithm,
     geometry_from_geojson,
@@ -205,7 +206,7 @@ class FetchBurstImagery(StreetAlgorithm):
         budget, spent = engine.budget, 0.0
         frames, burst_of, partial, result = [], {}, None, None
         for i, b in enumerate(hits):
-            if feedback.isCanceled():
+            if stop_requested(feedback):
                 break
             if budget is not None:
                 engine.budget = budget - spent  # one budget across every burst

@@ -28,7 +28,7 @@ from ..compat import (
     WKB_POINT,
 )
 from ..fields import make_fields, qdate, qdatetime, write_features
-from .base import FleetStreetAlgorithm
+from .base import FleetStreetAlgorithm, stop_requested
 
 DEVICE_SPEC = [
     ("id", "string"), ("serial_number", "string"), ("name", "string"),
@@ -233,7 +233,7 @@ class Trips(FleetAlgorithm):
             ids = self.device_ids(parameters, context, client)
             results, failed = [], []
             for i, device_id in enumerate(ids):
-                if feedback.isCanceled():
+                if stop_requested(feedback):
                     break
                 try:
                     results.append((device_id, client.trips(device_id, start, end)))
@@ -349,7 +349,7 @@ class WeeklyRewards(FleetAlgorithm):
                 names = {d.id: d.name for d in client.devices() if d.id and d.name}
             results = []
             for i, monday in enumerate(weeks):
-                if feedback.isCanceled():
+                if stop_requested(feedback):
                     break
                 results.append((monday, client.network_rewards(monday, snap=True)))
                 feedback.setProgress(90.0 * (i + 1) / len(weeks))

@@ -15,7 +15,7 @@ from ..compat import (
     REQUEST_NO_GEOMETRY,
     TYPE_VECTOR,
 )
-from .base import advanced
+from .base import advanced, stop_requested
 from .street_base import (
     StreetAlgorithm,
 )
@@ -77,7 +77,7 @@ class UndistortImages(StreetAlgorithm):
             models = client.camera_intrinsics()
         written = 0
         for i, (path, model) in enumerate(jobs):
-            if feedback.isCanceled():
+            if stop_requested(feedback):
                 break
             intr = models.get(model)
             if intr is None:
