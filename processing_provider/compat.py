@@ -13,6 +13,7 @@ from qgis.core import (
     QgsFeatureRequest,
     QgsFeatureSink,
     QgsProcessing,
+    QgsProcessingFeatureSource,
     QgsProcessingParameterDateTime,
     QgsProcessingParameterDefinition,
     QgsProcessingParameterFile,
@@ -61,6 +62,8 @@ GEOMETRY_LINE = scoped("GeometryType.Line", QgsWkbTypes, "LineGeometry")
 GEOMETRY_POLYGON = scoped("GeometryType.Polygon", QgsWkbTypes, "PolygonGeometry")
 
 # Features and CRS (QGIS 3.36); QgsFeatureSink.Flag stays on its class in QGIS 4
+SKIP_VALIDITY_CHECKS = scoped("ProcessingFeatureSourceFlag.SkipGeometryValidityChecks",
+                              QgsProcessingFeatureSource, "FlagSkipGeometryValidityChecks")
 REQUEST_NO_GEOMETRY = scoped("FeatureRequestFlag.NoGeometry", QgsFeatureRequest, "NoGeometry")
 FAST_INSERT = QgsFeatureSink.Flag.FastInsert
 WKT2_2019 = scoped("CrsWktVariant.Wkt2_2019", QgsCoordinateReferenceSystem, "WKT2_2019")

@@ -334,3 +334,17 @@ def test_refresh_ignores_cached_answers(fs_provider, fs_env):  # noqa: F811
     assert fs_env.stats()["credits_used"] == first and results["COMPLETE"] is True
     run("fetchlatestimagery", {"INPUT": area, "REFRESH": True, "OUTPUT": MEM})
     assert fs_env.stats()["credits_used"] == 2 * first
+
+
+def test_curved_and_self_intersecting_areas_are_straightened_and_repaired(
+        fs_provider, fs_env):  # noqa: F811
+    curved = layer([f"CURVEPOLYGON(CIRCULARSTRING({LON - 0.003} {LAT}, {LON} {LAT + 0.002}, "
+                    f"{LON + 0.003} {LAT}, {LON} {LAT - 0.002}, {LON - 0.003} {LAT}))"],
+                   kind="CurvePolygon")
+    results, ctx = run("fetchmapfeatures", {"INPUT": curved, "OUTPUT": MEM})
+    assert results["COMPLETE"] is True and _features(out_layer(results, ctx))
+    bowtie = layer([f"POLYGON(({LON - 0.003} {LAT - 0.002}, {LON + 0.003} {LAT + 0.002}, "
+                    f"{LON + 0.003} {LAT - 0.002}, {LON - 0.003} {LAT + 0.002}, "
+                    f"{LON - 0.003} {LAT - 0.002}))"])
+    results, ctx = run("fetchmapfeatures", {"INPUT": bowtie, "OUTPUT": MEM})
+    assert results["COMPLETE"] is True and _features(out_layer(results, ctx))

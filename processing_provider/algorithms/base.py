@@ -28,6 +28,7 @@ from ..compat import (
     GEOMETRY_POINT,
     NUMBER_DOUBLE,
     PARAMETER_ADVANCED,
+    SKIP_VALIDITY_CHECKS,
     TYPE_VECTOR_ANY,
     WKT2_2019,
 )
@@ -360,9 +361,15 @@ class FleetStreetAlgorithm(QgsProcessingAlgorithm):
             return None
         geoms: List[QgsGeometry] = []
         request = QgsFeatureRequest().setNoAttributes()
-        for feat in source.getFeatures(request):
+        # an area is repaired below rather than refused: a hand-drawn bow-tie is still an area
+        for feat in source.getFeatures(request, SKIP_VALIDITY_CHECKS):
             g = feat.geometry()
             if g is not None and not g.isNull() and not g.isEmpty():
+                g = QgsGeometry(g)
+                # curves to segments: neither the union nor shapely take curved geometries
+                g.convertToStraightSegment()
+                if not g.isGeosValid():
+                    g = g.makeValid()
                 geoms.append(g)
         if not geoms:
             raise QgsProcessingException(
