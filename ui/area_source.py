@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from qgis.core import (
+    QgsCoordinateReferenceSystem,
     QgsFeature,
     QgsGeometry,
     QgsProcessingFeatureSourceDefinition,
@@ -14,6 +15,8 @@ SELECTED = "selected"
 LAYER = "layer"
 EXTENT = "extent"
 DRAWN = "drawn"
+#: drawn areas are kept in lon/lat, so a later change of the map's CRS cannot shift them
+DRAWN_CRS = QgsCoordinateReferenceSystem("EPSG:4326")
 
 AREA_CHOICES = [
     (SELECTED, "Selected features of the active layer"),
@@ -48,14 +51,14 @@ def area_input(choice: str, active_layer, canvas, drawn: QgsGeometry | None):
         if active_layer.featureCount() == 0:
             raise AreaError(f"The layer '{active_layer.name()}' has no features.")
         return QgsProcessingFeatureSourceDefinition(active_layer.id(), choice == SELECTED), None
-    crs = canvas.mapSettings().destinationCrs()
     if choice == EXTENT:
         geometry = QgsGeometry.fromRect(QgsRectangle(canvas.extent()))
+        crs = canvas.mapSettings().destinationCrs()
     else:
         if drawn is None or drawn.isEmpty():
             raise AreaError("Draw the area on the map first: press Draw, click its corners, "
                             "right-click to finish.")
-        geometry = drawn
+        geometry, crs = drawn, DRAWN_CRS
     layer = polygon_layer(geometry, crs)
     return layer, layer
 
@@ -74,7 +77,9 @@ def area_km2(choice: str, active_layer, canvas, drawn: QgsGeometry | None) -> fl
                     else active_layer.getFeatures())
         return sum(measure.measureArea(f.geometry()) for f in features
                    if f.hasGeometry()) / 1e6
-    measure.setSourceCrs(canvas.mapSettings().destinationCrs(),
-                         QgsProject.instance().transformContext())
-    geometry = QgsGeometry.fromRect(canvas.extent()) if choice == EXTENT else drawn
+    if choice == EXTENT:
+        geometry, crs = QgsGeometry.fromRect(canvas.extent()), canvas.mapSettings().destinationCrs()
+    else:
+        geometry, crs = drawn, DRAWN_CRS
+    measure.setSourceCrs(crs, QgsProject.instance().transformContext())
     return measure.measureArea(geometry) / 1e6 if geometry is not None else 0.0

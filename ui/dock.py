@@ -5,6 +5,7 @@ from __future__ import annotations
 from qgis.core import (
     Qgis,
     QgsApplication,
+    QgsCoordinateTransform,
     QgsGeometry,
     QgsProcessingOutputLayerDefinition,
     QgsProject,
@@ -35,7 +36,7 @@ from qgis.PyQt.QtWidgets import (
 
 from ..core.tiling import tile_count
 from ..processing_provider.algorithms.street_base import FEATURE_CLASSES
-from .area_source import AREA_CHOICES, DRAWN, AreaError, area_input, area_km2
+from .area_source import AREA_CHOICES, DRAWN, DRAWN_CRS, AreaError, area_input, area_km2
 from .draw_tool import PolygonDrawTool
 from .job_runner import Job, JobRunner
 
@@ -276,7 +277,11 @@ class FleetStreetDock(QgsDockWidget):
                             "Escape to start again.")
 
     def _on_drawn(self, geometry: QgsGeometry) -> None:
-        self._drawn = QgsGeometry(geometry)
+        drawn = QgsGeometry(geometry)
+        to_lonlat = QgsCoordinateTransform(self.iface.mapCanvas().mapSettings().destinationCrs(),
+                                           DRAWN_CRS, QgsProject.instance())
+        drawn.transform(to_lonlat)
+        self._drawn = drawn
         self.area_choice.setCurrentIndex(self.area_choice.findData(DRAWN))
         self.iface.mapCanvas().unsetMapTool(self._draw_tool)
         self.update_area_label()

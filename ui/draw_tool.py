@@ -58,6 +58,8 @@ class PolygonDrawTool(QgsMapTool):
         if len(self.points) < 3:
             return
         geometry = QgsGeometry.fromPolygonXY([self.points + [self.points[0]]])
+        if not geometry.isGeosValid():  # a crossing outline still means an area: repair it
+            geometry = geometry.makeValid()
         self.reset()
         self.finished.emit(geometry)
 
