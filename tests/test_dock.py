@@ -306,3 +306,23 @@ def test_cancel_keeps_the_layer_of_what_was_fetched(dock, qgis_iface, fs_env, mo
     assert fs_env.stats()["endpoints"]["POST /api/developer/latest/poly"]["requests"] < 2
     assert dock.status.text().startswith("Fetched Latest imagery (")
     assert dock.status.text().endswith("(incomplete: see the messages above).")
+
+
+def test_geopackage_without_a_file_is_a_clear_message(dock):
+    dock.to_gpkg.setChecked(True)
+    dock.gpkg.setFilePath("")
+    with pytest.raises(AreaError, match="Choose the GeoPackage file to write to"):
+        dock.build_jobs()
+
+
+def test_size_estimate_follows_the_selection(dock, qgis_iface):
+    layer = _polygon_layer()
+    dock.area_choice.setCurrentIndex(dock.area_choice.findData(SELECTED))
+    qgis_iface.setActiveLayer(layer)
+    dock._on_layer_changed(layer)  # what iface.currentLayerChanged does in QGIS
+    assert dock.area_label.text() == ""
+    layer.selectAll()
+    assert dock.area_label.text().endswith("about 1 request per query (the service takes "
+                                           "under 5 km² at a time).")
+    layer.removeSelection()
+    assert dock.area_label.text() == ""

@@ -15,6 +15,8 @@ SELECTED = "selected"
 LAYER = "layer"
 EXTENT = "extent"
 DRAWN = "drawn"
+#: above this many features the panel shows no size estimate (it runs on the main thread)
+ESTIMATE_MAX_FEATURES = 2000
 #: drawn areas are kept in lon/lat, so a later change of the map's CRS cannot shift them
 DRAWN_CRS = QgsCoordinateReferenceSystem("EPSG:4326")
 
@@ -73,6 +75,10 @@ def area_km2(choice: str, active_layer, canvas, drawn: QgsGeometry | None) -> fl
         if not isinstance(active_layer, QgsVectorLayer):
             return 0.0
         measure.setSourceCrs(active_layer.crs(), QgsProject.instance().transformContext())
+        count = (active_layer.selectedFeatureCount() if choice == SELECTED
+                 else active_layer.featureCount())
+        if count > ESTIMATE_MAX_FEATURES:
+            return 0.0  # an estimate must not freeze the map; the fetch itself will tell
         features = (active_layer.getSelectedFeatures() if choice == SELECTED
                     else active_layer.getFeatures())
         return sum(measure.measureArea(f.geometry()) for f in features

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 from qgis.core import (
     Qgis,
     QgsApplication,
@@ -91,8 +93,11 @@ class FleetStreetDock(QgsDockWidget):
         self._area_layers = []
         self._done: list[str] = []
         self._incomplete = False
+        self._spent = 0.0
         self._build()
         self.restore_choices()
+        self._watched_layer = None
+        iface.currentLayerChanged.connect(self._on_layer_changed)
 
     # --- layout -------------------------------------------------------------------------
 
@@ -287,7 +292,17 @@ class FleetStreetDock(QgsDockWidget):
         self.update_area_label()
         self.status.setText("Area drawn. Press Fetch.")
 
-    def update_area_label(self) -> None:
+    def _on_layer_changed(self, layer) -> None:
+        """Follow the active layer's selection so the size estimate stays current."""
+        if self._watched_layer is not None:
+            with contextlib.suppress(TypeError, RuntimeError):
+                self._watched_layer.selectionChanged.disconnect(self.update_area_label)
+        self._watched_layer = layer if hasattr(layer, "selectionChanged") else None
+        if self._watched_layer is not None:
+            self._watched_layer.selectionChanged.connect(self.update_area_label)
+        self.update_area_label()
+
+    def update_area_label(self, *_args) -> None:
         """Show the size of the chosen area and the requests it takes per query."""
         try:
             km2 = area_km2(self.area_choice.currentData(), self.iface.activeLayer(),
@@ -306,7 +321,7 @@ class FleetStreetDock(QgsDockWidget):
 
     def _destination(self, name: str):
         """An output definition: a temporary layer or a table in the chosen GeoPackage."""
-        if self.to_gpkg.isChecked() and self.gpkg.filePath():
+        if self.to_gpkg.isChecked():
             path = self.gpkg.filePath()
             table = free_table_name(path, name.lower().replace(" ", "_"))
             sink = f"ogr:dbname='{path}' table=\"{table}\" (geom)"
@@ -372,6 +387,12 @@ class FleetStreetDock(QgsDockWidget):
 
     def build_jobs(self) -> list[Job]:
         """Jobs for everything ticked; raises AreaError when the area is unusable."""
+        if self.to_gpkg.isChecked():
+            path = self.gpkg.filePath()
+            if not path:
+                raise AreaError("Choose the GeoPackage file to write to, or temporary layers.")
+            if "'" in path:
+                raise AreaError("The GeoPackage path must not contain an apostrophe (').")
         jobs: list[Job] = []
         needs_area = any(b.isChecked() for b in (self.want_features, self.want_latest,
                                                   self.want_weeks))
@@ -471,12 +492,14 @@ class FleetStreetDock(QgsDockWidget):
             self._tell(f"{job.title}: {error}", Qgis.MessageLevel.Critical)
 
     def _show_credits(self, results: dict) -> None:
-        """Show the balance a fetch reported, with what it spent."""
+        """Show the balance a fetch reported, with what the whole run spent so far."""
         remaining, used = results.get("CREDITS_REMAINING"), results.get("CREDITS_USED")
+        if used is not None:
+            self._spent += float(used)
         if remaining is None:
             return
-        spent = f" (the last fetch used {used:,.0f})" if used is not None else ""
-        self.balance_label.setText(f"Credits: {remaining:,.0f}{spent}")
+        self.balance_label.setText(
+            f"Credits: {float(remaining):,.0f} (this fetch used {self._spent:,.0f})")
 
     @staticmethod
     def _feature_count(job: Job) -> str:
@@ -498,7 +521,7 @@ class FleetStreetDock(QgsDockWidget):
             level = Qgis.MessageLevel.Success if complete else Qgis.MessageLevel.Warning
             self._tell("Fetched " + ", ".join(self._done) + ("." if complete else
                        " (incomplete: see the messages above)."), level)
-        self._done, self._incomplete = [], False
+        self._done, self._incomplete, self._spent = [], False, 0.0
 
     def _tell(self, text: str, level) -> None:
         self.status.setText(text)
@@ -507,6 +530,9 @@ class FleetStreetDock(QgsDockWidget):
     def shutdown(self) -> None:
         """Cancel running work and release the map tool before the plugin unloads."""
         self.runner.detach()
+        with contextlib.suppress(TypeError, RuntimeError):
+            self.iface.currentLayerChanged.disconnect(self._on_layer_changed)
+        self._on_layer_changed(None)
         if self._draw_tool is not None:
             self.iface.mapCanvas().unsetMapTool(self._draw_tool)
             self._draw_tool = None
