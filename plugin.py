@@ -70,7 +70,9 @@ class FleetStreetPlugin:
         """Open the connection settings dialog."""
         from .ui.settings_dialog import SettingsDialog
 
-        SettingsDialog(self.iface.mainWindow()).exec()
+        dialog = SettingsDialog(self.iface.mainWindow())
+        dialog.exec()
+        dialog.deleteLater()
 
     def unload(self):
         """Remove everything initGui and initProcessing added."""

@@ -131,6 +131,7 @@ def test_settings_dialog_test_connection_runs_in_the_background(
     dialog.fleet_key.setText("wrong-key")
     dialog.test_connection()
     assert dialog.status.text() == "Testing…"
+    assert StoredSettings.load().data_url == ""  # testing saves nothing; Save does
     deadline = time.monotonic() + 30
     while dialog._task is not None and time.monotonic() < deadline:
         QgsApplication.processEvents()

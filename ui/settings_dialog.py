@@ -98,7 +98,9 @@ class SettingsDialog(QDialog):
         from ..core.cache import ResponseCache
         from ..processing_provider.algorithms.base import default_cache_dir
 
-        folder = default_cache_dir(resolve_profile())
+        # the folder only: reading keys here could ask for the auth master password
+        folder = default_cache_dir(_FolderOnly(self.cache_dir.filePath()
+                                               or os.environ.get("FLEETSTREET_CACHE_DIR")))
         return ResponseCache.in_folder(folder) if os.path.isdir(folder) else None
 
     def show_cache_size(self) -> None:
@@ -149,14 +151,27 @@ class SettingsDialog(QDialog):
             return
         super().accept()
 
-    def test_connection(self) -> None:
-        """Save, then read the balance and the device list in a background task."""
+    def profile_from_fields(self):
+        """The connection as typed in the dialog (stored keys where no new key is typed)."""
         try:
-            self.save()
-        except Exception as exc:  # noqa: BLE001
-            self.status.setText(f"<b>Not saved:</b> {exc}")
-            return
-        profile = resolve_profile()
+            stored = resolve_profile()
+        except Exception:  # noqa: BLE001 - a stored key that cannot be read: use typed ones
+            from ..core.profile import ConnectionProfile
+
+            stored = ConnectionProfile.from_env({})
+        data_url = self.data_url.text().strip().rstrip("/")
+        return stored.replace(
+            fleet_url=self.fleet_url.text().strip().rstrip("/"),
+            data_url=data_url,
+            mcp_url=self.mcp_url.text().strip() or (data_url + "/mcp" if data_url else ""),
+            fleet_key=self.fleet_key.text() or stored.fleet_key,
+            data_key=self.data_key.text() or stored.data_key,
+            timeout_s=self.timeout.value(),
+        )
+
+    def test_connection(self) -> None:
+        """Read the balance and the device list in a background task, saving nothing."""
+        profile = self.profile_from_fields()
         self.status.setText("Testing…")
         self._task = QgsTask.fromFunction("Fleet Street: test connection", _probe, profile,
                                           on_finished=self._probe_done)
@@ -168,6 +183,13 @@ class SettingsDialog(QDialog):
         else:
             self.status.setText("<br>".join(result))
         self._task = None
+
+
+class _FolderOnly:
+    """Just the cache folder of a profile, for default_cache_dir."""
+
+    def __init__(self, cache_dir):
+        self.cache_dir = cache_dir
 
 
 def _probe(task, profile) -> list[str]:
