@@ -318,13 +318,18 @@ class HttpTransport:
                     wait = retry_after_seconds(response.headers.get("Retry-After"))
             if attempt + 1 >= attempts:
                 break
-            delay = self._backoff(attempt)
-            if wait is not None:
-                delay = max(delay, min(wait, self.retry_after_cap))
-            self._note_retry(described, attempt, last_error.message if last_error else "")
-            self._sleep(delay, cancel)
+            self._pause_before_retry(attempt, wait, described, last_error, cancel)
         assert last_error is not None
         raise last_error
+
+    def _pause_before_retry(self, attempt: int, retry_after: Optional[float], described: str,
+                            error: Optional[FleetStreetError], cancel: CancelToken) -> None:
+        """Back off (at least as long as the server's Retry-After allows) before a retry."""
+        delay = self._backoff(attempt)
+        if retry_after is not None:
+            delay = max(delay, min(retry_after, self.retry_after_cap))
+        self._note_retry(described, attempt, error.message if error else "")
+        self._sleep(delay, cancel)
 
     def download(self, url: str, path: Union[str, Path], *,
                  cancel: Optional[CancelToken] = None) -> Path:
@@ -363,11 +368,7 @@ class HttpTransport:
                     f"Could not download the file ({type(exc).__name__})", request=described)
             if attempt + 1 >= self.max_attempts:
                 break
-            delay = self._backoff(attempt)
-            if wait is not None:
-                delay = max(delay, min(wait, self.retry_after_cap))
-            self._note_retry(described, attempt, last_error.message if last_error else "")
-            self._sleep(delay, cancel)
+            self._pause_before_retry(attempt, wait, described, last_error, cancel)
         assert last_error is not None
         raise last_error
 

@@ -3,18 +3,12 @@
 from __future__ import annotations
 
 from qgis.core import (
-    QgsFeature,
     QgsProcessingOutputNumber,
     QgsProcessingParameterFeatureSink,
 )
 
 from ..compat import (
     TYPE_VECTOR,
-    WKB_NO_GEOMETRY,
-)
-from ..fields import (
-    make_fields,
-    write_features,
 )
 from .street_base import (
     StreetAlgorithm,
@@ -64,14 +58,8 @@ class CameraIntrinsics(StreetAlgorithm):
         """Fetch and write the intrinsics."""
         with self.data_client(cancel) as client:
             models = client.camera_intrinsics()
-        fields = make_fields(INTRINSICS_SPEC)
-        sink, dest = self.sink(parameters, context, fields, WKB_NO_GEOMETRY,
-                               "Camera intrinsics")
-        rows = []
-        for name in sorted(models):
-            m = models[name]
-            f = QgsFeature(fields)
-            f.setAttributes([m.model, m.focal, m.k1, m.k2, m.k3, m.k4, m.p1, m.p2])
-            rows.append(f)
-        write_features(sink, rows, feedback)
+        dest, _count = self.write_table(
+            parameters, context, feedback, INTRINSICS_SPEC, "Camera intrinsics",
+            ([m.model, m.focal, m.k1, m.k2, m.k3, m.k4, m.p1, m.p2]
+             for m in (models[name] for name in sorted(models))))
         return {"OUTPUT": dest}

@@ -5,10 +5,11 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from qgis.core import (
     QgsApplication,
+    QgsFeature,
     QgsFeatureRequest,
     QgsGeometry,
     QgsProcessingAlgorithm,
@@ -348,6 +349,22 @@ class FleetStreetAlgorithm(QgsProcessingAlgorithm):
         snapshot = self.sources.get(key)
         return snapshot if snapshot is not None else self.parameterAsSource(
             parameters, key, context)
+
+    def write_table(self, parameters, context, feedback, spec, name: str,
+                    rows: Iterable[List[Any]]) -> Tuple[str, int]:
+        """Write attribute rows (no geometry) to OUTPUT; return (destination id, row count)."""
+        from ..compat import WKB_NO_GEOMETRY
+        from ..fields import make_fields, write_features
+
+        fields = make_fields(spec)
+        sink, dest = self.sink(parameters, context, fields, WKB_NO_GEOMETRY, name)
+        features = []
+        for attributes in rows:
+            feature = QgsFeature(fields)
+            feature.setAttributes(list(attributes))
+            features.append(feature)
+        write_features(sink, features, feedback)
+        return dest, len(features)
 
     def query_area(self, parameters, context, feedback, key: str = "INPUT",
                    required: bool = True):

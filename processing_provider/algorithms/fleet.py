@@ -24,7 +24,6 @@ from ..compat import (
     TYPE_VECTOR_LINE,
     TYPE_VECTOR_POINT,
     WKB_LINESTRING,
-    WKB_NO_GEOMETRY,
     WKB_POINT,
 )
 from ..fields import make_fields, qdate, qdatetime, write_features
@@ -137,17 +136,11 @@ class ListDevices(FleetAlgorithm):
         """Fetch and write the devices."""
         with self.fleet_client(cancel) as client:
             devices = client.devices()
-        fields = make_fields(DEVICE_SPEC)
-        sink, dest = self.sink(parameters, context, fields, WKB_NO_GEOMETRY,
-                               "Fleet devices")
-        rows = []
-        for d in devices:
-            f = QgsFeature(fields)
-            f.setAttributes([d.id, d.serial_number, d.name, d.description, d.device_model,
-                             d.firmware_version, d.vehicle_plate, d.imei])
-            rows.append(f)
-        write_features(sink, rows, feedback)
-        feedback.pushInfo(f"{len(rows)} devices.")
+        dest, count = self.write_table(
+            parameters, context, feedback, DEVICE_SPEC, "Fleet devices",
+            ([d.id, d.serial_number, d.name, d.description, d.device_model,
+              d.firmware_version, d.vehicle_plate, d.imei] for d in devices))
+        feedback.pushInfo(f"{count} devices.")
         return {"OUTPUT": dest}
 
 
@@ -353,21 +346,13 @@ class WeeklyRewards(FleetAlgorithm):
                     break
                 results.append((monday, client.network_rewards(monday, snap=True)))
                 feedback.setProgress(90.0 * (i + 1) / len(weeks))
-        fields = make_fields(REWARD_SPEC)
-        sink, dest = self.sink(parameters, context, fields, WKB_NO_GEOMETRY,
-                               "Weekly rewards")
-        rows = []
-        for monday, result in results:
-            for r in result.devices_with_rewards:
-                f = QgsFeature(fields)
-                f.setAttributes([
-                    qdate(monday), qdate(result.period_start), qdate(result.period_end),
-                    r.device_id, r.device_name or names.get(r.device_id),
-                    r.reward_amount_token, r.rewarded_total_kms, r.reward_mount_rating,
-                ])
-                rows.append(f)
-        write_features(sink, rows, feedback)
-        feedback.pushInfo(f"{len(rows)} rows over {len(results)} weeks.")
+        dest, count = self.write_table(
+            parameters, context, feedback, REWARD_SPEC, "Weekly rewards",
+            ([qdate(monday), qdate(result.period_start), qdate(result.period_end),
+              r.device_id, r.device_name or names.get(r.device_id),
+              r.reward_amount_token, r.rewarded_total_kms, r.reward_mount_rating]
+             for monday, result in results for r in result.devices_with_rewards))
+        feedback.pushInfo(f"{count} rows over {len(results)} weeks.")
         return {"OUTPUT": dest}
 
 
