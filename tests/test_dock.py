@@ -303,7 +303,12 @@ def test_cancel_keeps_the_layer_of_what_was_fetched(dock, qgis_iface, fs_env, mo
     _wait(dock)
     frames = QgsProject.instance().mapLayersByName("Latest imagery")
     assert frames and frames[0].featureCount() > 0
-    assert fs_env.stats()["endpoints"]["POST /api/developer/latest/poly"]["requests"] < 2
+    # a request already on its way when Cancel lands may be sent; its answer is not used
+    import processing
+
+    full = processing.run("fleetstreet:fetchlatestimagery", {
+        "INPUT": layer, "HEADINGS": True, "OUTPUT": "memory:"})["OUTPUT"]
+    assert 0 < frames[0].featureCount() < full.featureCount()
     assert dock.status.text().startswith("Fetched Latest imagery (")
     assert dock.status.text().endswith("(incomplete: see the messages above).")
 
